@@ -1,0 +1,637 @@
+# cython: language_level=3
+"""The compiled Splendor engine: move generation, apply, determinization and playouts on a C struct.
+
+Everything here that search calls is nogil C; the `Core` class is the thin Python handle that
+splendor_ai.state builds its public API on. Rules follow ../shared/RULES.md (base game).
+"""
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef Tables T
+# colour sets of the take actions, as bit masks over the five gem colours, in action-id order
+cdef uint8_t TAKE3_MASK[10]
+cdef uint8_t TAKE2_MASK[10]
+
+
+cdef const Tables* get_tables() noexcept nogil:
+    return &T
+
+
+def _load_tables():
+    """Copy the card and noble tables of splendor_ai.cards into the C tables."""
+    from splendor_ai import cards
+    cdef int i, c, d
+    memset(&T, 0, sizeof(Tables))
+    for i, card in enumerate(cards.CARDS):
+        T.level[i] = card.level - 1
+        T.bonus[i] = card.bonus
+        T.points[i] = card.points
+        T.deck[i] = card.deck
+        for c in range(NCOL):
+            T.cost[i][c] = card.cost[c]
+    for i, noble in enumerate(cards.NOBLES):
+        for c in range(NCOL):
+            T.noble_req[i][c] = noble.requirement[c]
+    for d in range(NDECK):
+        ids = [i for i, card in enumerate(cards.CARDS) if card.deck == d]
+        T.deck_first[d] = ids[0] if ids else 0
+        T.deck_size[d] = len(ids)
+        assert ids == list(range(T.deck_first[d], T.deck_first[d] + len(ids)))
+    from itertools import combinations
+    for i, combo in enumerate(combinations(range(NCOL), 3)):
+        TAKE3_MASK[i] = sum(1 << c for c in combo)
+    for i, combo in enumerate(combinations(range(NCOL), 2)):
+        TAKE2_MASK[i] = sum(1 << c for c in combo)
+
+
+_load_tables()
+
+
+# ---------------------------------------------------------------------------------------------
+# random numbers: splitmix64, seeded from the game or search seed (reproducible everywhere)
+
+cdef void rng_seed(Rng* r, uint64_t seed) noexcept nogil:
+    r.s = seed
+    rng_next(r)
+
+
+cdef uint64_t rng_next(Rng* r) noexcept nogil:
+    cdef uint64_t z
+    r.s += <uint64_t>0x9E3779B97F4A7C15ULL
+    z = r.s
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil:
+    # Lemire's multiply-shift: the bias for n < 2**8 is below 2**-24
+    return <uint32_t>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline void shuffle(int8_t* a, int n, Rng* r) noexcept nogil:
+    cdef int i, j
+    cdef int8_t t
+    for i in range(n - 1, 0, -1):
+        j = rng_below(r, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+# ---------------------------------------------------------------------------------------------
+# rules
+
+cdef int total_tokens(const Player* p) noexcept nogil:
+    return p.tokens[0] + p.tokens[1] + p.tokens[2] + p.tokens[3] + p.tokens[4] + p.tokens[5]
+
+
+cdef bint can_afford(const Player* p, int card) noexcept nogil:
+    cdef int c, need, short = 0
+    for c in range(NCOL):
+        need = T.cost[card][c] - p.bonus[c] - p.tokens[c]
+        if need > 0:
+            short += need
+    return short <= p.tokens[GOLD]
+
+
+cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
+    cdef int c
+    for c in range(NCOL):
+        if p.bonus[c] < T.noble_req[noble][c]:
+            return False
+    return True
+
+
+cdef int legal_actions(const State* s, int* out) noexcept nogil:
+    cdef int n = 0, c, i, lv, sl, card, navail = 0
+    cdef uint8_t avail = 0
+    cdef const Player* p = &s.p[s.to_move]
+    if s.over:
+        return 0
+    if s.phase == PH_RETURN:
+        for c in range(s.ret_min, NTOK):
+            if p.tokens[c] > 0:
+                out[n] = A_RETURN + c
+                n += 1
+        return n
+    if s.phase == PH_NOBLE:
+        for i in range(NNOBLES):
+            if (s.nobles >> i) & 1 and noble_met(p, i):
+                out[n] = A_NOBLE + i
+                n += 1
+        return n
+    for c in range(NCOL):
+        if s.bank[c] > 0:
+            avail |= 1 << c
+            navail += 1
+    if navail >= 3:
+        for i in range(10):
+            if (TAKE3_MASK[i] & avail) == TAKE3_MASK[i]:
+                out[n] = A_TAKE3 + i
+                n += 1
+    else:
+        for i in range(10):
+            if (TAKE2_MASK[i] & avail) == TAKE2_MASK[i]:
+                out[n] = A_TAKE2D + i
+                n += 1
+        for c in range(NCOL):
+            if (avail >> c) & 1:
+                out[n] = A_TAKE1 + c
+                n += 1
+    for c in range(NCOL):
+        if s.bank[c] >= 4:
+            out[n] = A_TAKE2S + c
+            n += 1
+    if p.nres < MAXRES:
+        for lv in range(NLEV):
+            for sl in range(NSLOT):
+                if s.market[lv][sl] >= 0:
+                    out[n] = A_RES_SLOT + lv * NSLOT + sl
+                    n += 1
+        for i in range(NDECK):
+            if s.deck_len[i] > 0:
+                out[n] = A_RES_DECK + i
+                n += 1
+    for lv in range(NLEV):
+        for sl in range(NSLOT):
+            card = s.market[lv][sl]
+            if card >= 0 and can_afford(p, card):
+                out[n] = A_BUY_SLOT + lv * NSLOT + sl
+                n += 1
+    for i in range(p.nres):
+        if p.res[i] >= 0 and can_afford(p, p.res[i]):
+            out[n] = A_BUY_HAND + i
+            n += 1
+    if n == 0:
+        out[0] = A_PASS
+        n = 1
+    return n
+
+
+cdef inline int slot_deck(int lv, int sl) noexcept nogil:
+    return lv if sl < NREG else NLEV + lv
+
+
+cdef inline int draw(State* s, int d) noexcept nogil:
+    cdef int card
+    if s.deck_len[d] == 0:
+        return -1
+    s.deck_len[d] -= 1
+    card = s.deck[d][s.deck_len[d]]
+    s.deck[d][s.deck_len[d]] = 0   # keep the bytes past the top canonical (Core.key compares them)
+    return card
+
+
+cdef inline void take_from_market(State* s, int lv, int sl) noexcept nogil:
+    s.market[lv][sl] = draw(s, slot_deck(lv, sl))
+
+
+cdef inline void add_reserve(State* s, Player* p, int card, int from_deck) noexcept nogil:
+    p.res[p.nres] = card
+    p.res_deck[p.nres] = from_deck
+    p.nres += 1
+    if s.bank[GOLD] > 0:
+        s.bank[GOLD] -= 1
+        p.tokens[GOLD] += 1
+
+
+cdef inline void pay_and_gain(State* s, Player* p, int card) noexcept nogil:
+    cdef int c, need, gold = 0
+    for c in range(NCOL):
+        need = T.cost[card][c] - p.bonus[c]
+        if need > 0:
+            if need > p.tokens[c]:
+                gold += need - p.tokens[c]
+                need = p.tokens[c]
+            p.tokens[c] -= need
+            s.bank[c] += need
+    p.tokens[GOLD] -= gold
+    s.bank[GOLD] += gold
+    p.cards[card >> 6] |= (<uint64_t>1) << (card & 63)
+    p.bonus[T.bonus[card]] += 1
+    p.points += T.points[card]
+    p.ncards += 1
+
+
+cdef inline void give_noble(State* s, Player* p, int noble) noexcept nogil:
+    s.nobles &= ~(<uint16_t>1 << noble)
+    p.nobles |= <uint16_t>1 << noble
+    p.points += 3
+
+
+cdef void finish_turn(State* s) noexcept nogil:
+    if s.p[s.to_move].points >= WIN_POINTS:
+        s.final = 1
+    s.phase = PH_MAIN
+    s.turn += 1
+    s.to_move += 1
+    if s.to_move == s.nplayers:
+        s.to_move = 0
+    if s.final and s.to_move == s.first:
+        s.over = END_POINTS
+    elif s.passes >= s.nplayers:
+        s.over = END_STALEMATE
+    elif s.turn >= <int>s.cap * s.nplayers:
+        s.over = END_CAP
+
+
+cdef void after_returns(State* s) noexcept nogil:
+    cdef Player* p = &s.p[s.to_move]
+    cdef int i, met = 0, last = -1
+    for i in range(NNOBLES):
+        if (s.nobles >> i) & 1 and noble_met(p, i):
+            met += 1
+            last = i
+    if met == 1:
+        give_noble(s, p, last)
+    elif met > 1:
+        s.phase = PH_NOBLE
+        return
+    finish_turn(s)
+
+
+cdef void apply_action(State* s, int a) noexcept nogil:
+    """Apply a legal action id (the caller guarantees legality)."""
+    cdef Player* p = &s.p[s.to_move]
+    cdef int c, i, lv, sl, card, d
+    if s.phase == PH_RETURN:
+        c = a - A_RETURN
+        p.tokens[c] -= 1
+        s.bank[c] += 1
+        s.ret_min = c
+        if total_tokens(p) <= TOKEN_LIMIT:
+            after_returns(s)
+        return
+    if s.phase == PH_NOBLE:
+        give_noble(s, p, a - A_NOBLE)
+        finish_turn(s)
+        return
+    if a == A_PASS:
+        s.passes += 1
+        after_returns(s)   # a noble met earlier but not yet received still visits
+        return
+    s.passes = 0
+    if a < A_TAKE2D:
+        for c in range(NCOL):
+            if (TAKE3_MASK[a - A_TAKE3] >> c) & 1:
+                s.bank[c] -= 1
+                p.tokens[c] += 1
+    elif a < A_TAKE1:
+        for c in range(NCOL):
+            if (TAKE2_MASK[a - A_TAKE2D] >> c) & 1:
+                s.bank[c] -= 1
+                p.tokens[c] += 1
+    elif a < A_TAKE2S:
+        c = a - A_TAKE1
+        s.bank[c] -= 1
+        p.tokens[c] += 1
+    elif a < A_RES_SLOT:
+        c = a - A_TAKE2S
+        s.bank[c] -= 2
+        p.tokens[c] += 2
+    elif a < A_RES_DECK:
+        lv = (a - A_RES_SLOT) // NSLOT
+        sl = (a - A_RES_SLOT) % NSLOT
+        add_reserve(s, p, s.market[lv][sl], -1)
+        take_from_market(s, lv, sl)
+    elif a < A_BUY_SLOT:
+        d = a - A_RES_DECK
+        add_reserve(s, p, draw(s, d), d)
+    elif a < A_BUY_HAND:
+        lv = (a - A_BUY_SLOT) // NSLOT
+        sl = (a - A_BUY_SLOT) % NSLOT
+        pay_and_gain(s, p, s.market[lv][sl])
+        take_from_market(s, lv, sl)
+    else:
+        i = a - A_BUY_HAND
+        card = p.res[i]
+        p.nres -= 1
+        while i < p.nres:
+            p.res[i] = p.res[i + 1]
+            p.res_deck[i] = p.res_deck[i + 1]
+            i += 1
+        pay_and_gain(s, p, card)
+    if total_tokens(p) > TOKEN_LIMIT:
+        s.phase = PH_RETURN
+        s.ret_min = 0
+        return
+    after_returns(s)
+
+
+# ---------------------------------------------------------------------------------------------
+# hidden information
+
+cdef void hide_for(State* s, int seat) noexcept nogil:
+    """Blank what `seat` cannot see: every deck's order and the opponents' blind reserves."""
+    cdef int d, j, q
+    for d in range(NDECK):
+        for j in range(s.deck_len[d]):
+            s.deck[d][j] = -1
+    for q in range(s.nplayers):
+        if q != seat:
+            for j in range(s.p[q].nres):
+                if s.p[q].res_deck[j] >= 0:
+                    s.p[q].res[j] = -1
+
+
+cdef int determinize(State* s, Rng* r) noexcept nogil:
+    """Fill every unknown card (-1 in a deck or a blind reserve) with a uniform sample of the cards
+    not visible anywhere, per deck. The pool is built in card-id order, so the result depends only
+    on what is visible and on the rng, never on the hidden cards it replaces.
+    Returns 0, or -1 when the counts of unknown and unseen cards disagree."""
+    cdef uint64_t seen[2]
+    cdef int8_t pool[DECKCAP]
+    cdef int d, q, j, lv, sl, card, npool, nhidden, k
+    seen[0] = 0
+    seen[1] = 0
+    for lv in range(NLEV):
+        for sl in range(NSLOT):
+            card = s.market[lv][sl]
+            if card >= 0:
+                seen[card >> 6] |= (<uint64_t>1) << (card & 63)
+    for q in range(s.nplayers):
+        seen[0] |= s.p[q].cards[0]
+        seen[1] |= s.p[q].cards[1]
+        for j in range(s.p[q].nres):
+            card = s.p[q].res[j]
+            if card >= 0:
+                seen[card >> 6] |= (<uint64_t>1) << (card & 63)
+    for d in range(NDECK):
+        for j in range(s.deck_len[d]):
+            card = s.deck[d][j]
+            if card >= 0:
+                seen[card >> 6] |= (<uint64_t>1) << (card & 63)
+    for d in range(NDECK):
+        npool = 0
+        for card in range(T.deck_first[d], T.deck_first[d] + T.deck_size[d]):
+            if not (seen[card >> 6] >> (card & 63)) & 1:
+                pool[npool] = card
+                npool += 1
+        nhidden = 0
+        for j in range(s.deck_len[d]):
+            if s.deck[d][j] < 0:
+                nhidden += 1
+        for q in range(s.nplayers):
+            for j in range(s.p[q].nres):
+                if s.p[q].res[j] < 0 and s.p[q].res_deck[j] == d:
+                    nhidden += 1
+        if nhidden != npool:
+            return -1
+        shuffle(pool, npool, r)
+        k = 0
+        for q in range(s.nplayers):
+            for j in range(s.p[q].nres):
+                if s.p[q].res[j] < 0 and s.p[q].res_deck[j] == d:
+                    s.p[q].res[j] = pool[k]
+                    k += 1
+        for j in range(s.deck_len[d]):
+            if s.deck[d][j] < 0:
+                s.deck[d][j] = pool[k]
+                k += 1
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# playouts
+
+cdef int random_playout(State* s, Rng* r) noexcept nogil:
+    """Play uniformly random legal actions to the end; returns the number of actions applied."""
+    cdef int buf[MAXLEGAL]
+    cdef int n, actions = 0
+    while not s.over:
+        n = legal_actions(s, buf)
+        apply_action(s, buf[rng_below(r, n)])
+        actions += 1
+    return actions
+
+
+cdef void setup(State* s, int nplayers, uint64_t seed, int first, int cap) noexcept nogil:
+    cdef Rng r
+    cdef int8_t order[NNOBLES]
+    cdef int d, i, lv, sl, c
+    cdef int gems = 4 if nplayers == 2 else (5 if nplayers == 3 else 7)
+    rng_seed(&r, seed)
+    memset(s, 0, sizeof(State))
+    s.nplayers = nplayers
+    s.first = first
+    s.to_move = first
+    s.cap = cap
+    for c in range(NCOL):
+        s.bank[c] = gems
+    s.bank[GOLD] = 5
+    for d in range(NLEV):
+        s.deck_len[d] = T.deck_size[d]
+        for i in range(T.deck_size[d]):
+            s.deck[d][i] = T.deck_first[d] + i
+        shuffle(s.deck[d], s.deck_len[d], &r)
+    for lv in range(NLEV):
+        for sl in range(NSLOT):
+            s.market[lv][sl] = -1
+        for sl in range(NREG):
+            s.market[lv][sl] = draw(s, lv)
+    for i in range(NNOBLES):
+        order[i] = i
+    shuffle(order, NNOBLES, &r)
+    for i in range(nplayers + 1):
+        s.nobles |= <uint16_t>1 << order[i]
+    for i in range(MAXP):
+        for c in range(MAXRES):
+            s.p[i].res[c] = -1
+            s.p[i].res_deck[c] = -1
+
+
+# ---------------------------------------------------------------------------------------------
+# the Python handle
+
+def _mask_list(uint64_t lo, uint64_t hi):
+    return [i for i in range(128) if ((lo if i < 64 else hi) >> (i & 63)) & 1]
+
+
+cdef class Core:
+    """A game state in C. Methods here trust their caller (splendor_ai.state validates input)."""
+
+    @staticmethod
+    def new(int nplayers, uint64_t seed, int first=0, int cap=100):
+        cdef Core c = Core.__new__(Core)
+        setup(&c.s, nplayers, seed, first, cap)
+        return c
+
+    def copy(self):
+        cdef Core c = Core.__new__(Core)
+        memcpy(&c.s, &self.s, sizeof(State))
+        return c
+
+    def key(self):
+        """The raw bytes of the state: equal keys mean equal states."""
+        return (<char*>&self.s)[:sizeof(State)]
+
+    def legal_actions(self):
+        cdef int buf[MAXLEGAL]
+        cdef int n = legal_actions(&self.s, buf)
+        return [buf[i] for i in range(n)]
+
+    def apply(self, int a):
+        cdef int buf[MAXLEGAL]
+        cdef int n = legal_actions(&self.s, buf), i
+        for i in range(n):
+            if buf[i] == a:
+                apply_action(&self.s, a)
+                return
+        raise ValueError(f"action {a} is not legal here")
+
+    def hidden_for(self, int seat):
+        """A copy holding only what `seat` can see (unknown cards are -1)."""
+        cdef Core c = self.copy()
+        hide_for(&c.s, seat)
+        return c
+
+    def determinized(self, uint64_t seed):
+        """A copy with every unknown card sampled from the unseen ones (see determinize())."""
+        cdef Core c = self.copy()
+        cdef Rng r
+        rng_seed(&r, seed)
+        if determinize(&c.s, &r) != 0:
+            raise ValueError("unknown cards do not match the unseen cards")
+        return c
+
+    def playout(self, uint64_t seed):
+        """Play random legal actions to the end in place; returns the number of actions."""
+        cdef Rng r
+        rng_seed(&r, seed)
+        return random_playout(&self.s, &r)
+
+    def bench_playouts(self, int games, uint64_t seed):
+        """Random games from this state, all in C: returns (games, turns, actions)."""
+        cdef State w
+        cdef Rng r
+        cdef long turns = 0, actions = 0
+        cdef int g
+        rng_seed(&r, seed)
+        with nogil:
+            for g in range(games):
+                memcpy(&w, &self.s, sizeof(State))
+                actions += random_playout(&w, &r)
+                turns += w.turn - self.s.turn
+        return games, turns, actions
+
+    def bench_legal(self, int reps):
+        """Generate the legal actions of this state `reps` times; returns the total count."""
+        cdef int buf[MAXLEGAL]
+        cdef long total = 0
+        cdef int i
+        with nogil:
+            for i in range(reps):
+                total += legal_actions(&self.s, buf)
+        return total
+
+    def bench_apply(self, int reps, int action):
+        """Copy this state and apply `action` to the copy `reps` times."""
+        cdef State w
+        cdef int i
+        with nogil:
+            for i in range(reps):
+                memcpy(&w, &self.s, sizeof(State))
+                apply_action(&w, action)
+        return reps
+
+    # -- fields, for the Python layer -----------------------------------------------------------
+    @property
+    def phase(self): return self.s.phase
+    @property
+    def to_move(self): return self.s.to_move
+    @property
+    def over(self): return self.s.over
+    @property
+    def turn(self): return self.s.turn
+    @property
+    def nplayers(self): return self.s.nplayers
+
+    def points(self):
+        return [self.s.p[i].points for i in range(self.s.nplayers)]
+
+    def ncards(self):
+        return [self.s.p[i].ncards for i in range(self.s.nplayers)]
+
+    def to_dict(self):
+        """Every field as plain Python values; decks top first, None for an unknown card."""
+        cdef int i, j, d
+        s = &self.s
+        seats = []
+        for i in range(s.nplayers):
+            p = &s.p[i]
+            seats.append({
+                "tokens": [p.tokens[j] for j in range(NTOK)],
+                "cards": _mask_list(p.cards[0], p.cards[1]),
+                "reserved": [(None if p.res[j] < 0 else p.res[j], None if p.res_deck[j] < 0 else p.res_deck[j])
+                             for j in range(p.nres)],
+                "nobles": [j for j in range(NNOBLES) if (p.nobles >> j) & 1],
+            })
+        return {
+            "players": s.nplayers, "cap": s.cap, "modules": s.modules,
+            "to_move": s.to_move, "first": s.first, "turn": s.turn, "final": s.final,
+            "passes": s.passes, "over": s.over, "phase": s.phase, "ret_min": s.ret_min,
+            "bank": [s.bank[j] for j in range(NTOK)],
+            "market": [[None if s.market[i][j] < 0 else s.market[i][j] for j in range(NSLOT)]
+                       for i in range(NLEV)],
+            "decks": [[None if s.deck[d][j] < 0 else s.deck[d][j] for j in range(s.deck_len[d] - 1, -1, -1)]
+                      for d in range(NDECK)],
+            "nobles": [j for j in range(NNOBLES) if (s.nobles >> j) & 1],
+            "seats": seats,
+        }
+
+    @staticmethod
+    def from_dict(dict d):
+        """Inverse of to_dict (phase and over are recomputed by the caller's rules, not trusted)."""
+        cdef Core c = Core.__new__(Core)
+        cdef State* s = &c.s
+        cdef Player* p
+        cdef int i, j, k, card
+        memset(s, 0, sizeof(State))
+        s.nplayers = d["players"]
+        s.cap = d["cap"]
+        s.modules = d.get("modules", 0)
+        s.to_move = d["to_move"]
+        s.first = d["first"]
+        s.turn = d["turn"]
+        s.final = d["final"]
+        s.passes = d["passes"]
+        s.over = d.get("over", 0)
+        s.phase = d.get("phase", PH_MAIN)
+        s.ret_min = d.get("ret_min", 0)
+        for j in range(NTOK):
+            s.bank[j] = d["bank"][j]
+        for i in range(NLEV):
+            for j in range(NSLOT):
+                v = d["market"][i][j] if j < len(d["market"][i]) else None
+                s.market[i][j] = -1 if v is None else v
+        for i, deck in enumerate(d["decks"]):
+            s.deck_len[i] = len(deck)
+            for j, v in enumerate(reversed(deck)):
+                s.deck[i][j] = -1 if v is None else v
+        for j in d["nobles"]:
+            s.nobles |= <uint16_t>1 << j
+        for i in range(MAXP):
+            for k in range(MAXRES):
+                s.p[i].res[k] = -1
+                s.p[i].res_deck[k] = -1
+        for i, seat in enumerate(d["seats"]):
+            p = &s.p[i]
+            for j in range(NTOK):
+                p.tokens[j] = seat["tokens"][j]
+            for card in seat["cards"]:
+                p.cards[card >> 6] |= (<uint64_t>1) << (card & 63)
+                p.bonus[T.bonus[card]] += 1
+                p.points += T.points[card]
+                p.ncards += 1
+            for k, (card_or_none, deck) in enumerate(seat["reserved"]):
+                p.res[k] = -1 if card_or_none is None else card_or_none
+                p.res_deck[k] = -1 if deck is None else deck
+            p.nres = len(seat["reserved"])
+            for j in seat["nobles"]:
+                p.nobles |= <uint16_t>1 << j
+                p.points += 3
+        return c
+
+    def __reduce__(self):
+        return (Core.from_dict, (self.to_dict(),))
