@@ -40,6 +40,12 @@ cdef enum:
     NUM_ACTIONS = 160
     MAXLEGAL = 96
 
+    # context-free action keys: the same key names the same choice in every determinization
+    # (ids below KEY_RESERVE are their own key; card actions are keyed by the card, not the slot)
+    KEY_RESERVE = 100   # + card id: reserve that face-up card
+    KEY_BUY = 220       # + card id: buy that card (market or hand)
+    NKEYS = 340
+
     # why the game ended
     END_NONE = 0
     END_POINTS = 1
@@ -100,6 +106,7 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil
 cdef void apply_action(State* s, int a) noexcept nogil
 cdef bint can_afford(const Player* p, int card) noexcept nogil
 cdef int total_tokens(const Player* p) noexcept nogil
+cdef int action_key(const State* s, int a) noexcept nogil
 cdef void hide_for(State* s, int seat) noexcept nogil
 cdef int determinize(State* s, Rng* r) noexcept nogil
 cdef int random_playout(State* s, Rng* r) noexcept nogil

@@ -104,16 +104,26 @@ cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
 
 
 cdef int legal_actions(const State* s, int* out) noexcept nogil:
-    cdef int n = 0, c, i, lv, sl, card, navail = 0
+    cdef int n = 0, c, i, lv, sl, card, navail = 0, excess, suffix
     cdef uint8_t avail = 0
     cdef const Player* p = &s.p[s.to_move]
     if s.over:
         return 0
     if s.phase == PH_RETURN:
-        for c in range(s.ret_min, NTOK):
-            if p.tokens[c] > 0:
+        # returns go in non-decreasing colour order, so colour c may start the rest of the
+        # returns only if the tokens of colours c and above can cover all of them
+        excess = total_tokens(p) - TOKEN_LIMIT
+        suffix = 0
+        for c in range(NTOK - 1, s.ret_min - 1, -1):
+            suffix += p.tokens[c]
+            if p.tokens[c] > 0 and suffix >= excess:
                 out[n] = A_RETURN + c
                 n += 1
+        # colours were found from gold down; list them in colour order
+        for i in range(n // 2):
+            c = out[i]
+            out[i] = out[n - 1 - i]
+            out[n - 1 - i] = c
         return n
     if s.phase == PH_NOBLE:
         for i in range(NNOBLES):
@@ -167,6 +177,19 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
         out[0] = A_PASS
         n = 1
     return n
+
+
+cdef int action_key(const State* s, int a) noexcept nogil:
+    cdef int i
+    if a >= A_RES_SLOT and a < A_RES_DECK:
+        i = a - A_RES_SLOT
+        return KEY_RESERVE + s.market[i // NSLOT][i % NSLOT]
+    if a >= A_BUY_SLOT and a < A_BUY_HAND:
+        i = a - A_BUY_SLOT
+        return KEY_BUY + s.market[i // NSLOT][i % NSLOT]
+    if a >= A_BUY_HAND and a < A_PASS:
+        return KEY_BUY + s.p[s.to_move].res[a - A_BUY_HAND]
+    return a
 
 
 cdef inline int slot_deck(int lv, int sl) noexcept nogil:
@@ -465,6 +488,9 @@ cdef class Core:
     def key(self):
         """The raw bytes of the state: equal keys mean equal states."""
         return (<char*>&self.s)[:sizeof(State)]
+
+    def action_key(self, int a):
+        return action_key(&self.s, a)
 
     def legal_actions(self):
         cdef int buf[MAXLEGAL]

@@ -1,0 +1,338 @@
+# cython: language_level=3
+"""Monte Carlo tree search over a seat's information set, entirely in C.
+
+Modes:
+- ISMCTS (single-observer information-set MCTS): every iteration samples a fresh world from the
+  seat's view (determinize) and walks one shared tree; children are keyed by context-free action
+  keys, so a child means the same choice in every world, and exploration uses availability counts.
+- PIMC (determinized ensemble): `dets` worlds sampled once, one tree each, root statistics summed.
+- PERFECT: the true state is searched directly (only for measuring the price of hidden
+  information; splendor_ai never uses it for hints or analysis).
+Selection is PUCT with the heuristic action scores as priors (or plain UCT); leaves are evaluated
+by a policy playout, to the end or cut off after some turns and scored by the static evaluation.
+"""
+from libc.math cimport exp, log, sqrt
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from splendor_ai._engine cimport (
+    A_NOBLE, A_RETURN, MAXLEGAL, MAXP, NKEYS, NNOBLES, Core, Rng, State, action_key, apply_action,
+    determinize, legal_actions, random_playout, rng_below, rng_next, rng_seed)
+from splendor_ai._policy cimport (
+    NWEIGHTS, Weights, policy_playout, score_actions, terminal_values, win_probs)
+
+cdef enum:
+    MODE_ISMCTS = 0
+    MODE_PIMC = 1
+    MODE_PERFECT = 2
+    MAXDETS = 64
+    MAXDEPTH = 512
+
+ctypedef struct Node:
+    int32_t first_child
+    int32_t next_sibling
+    int32_t visits
+    int32_t avail        # how often this child was legal when its parent was visited
+    float w              # total reward of `mover`, the player who chose this node's action
+    float prior
+    int16_t key
+    int8_t mover
+
+ctypedef struct Params:
+    float c              # exploration constant
+    int puct             # 1: PUCT with heuristic priors; 0: UCT
+    float prior_temp     # softmax temperature of the priors over the action scores
+    float fpu            # first-play urgency reduction below the mover's average at the node
+    float eps            # playout policy: probability of a uniformly random action
+    int random_rollout   # 1: uniform random playouts (the plain-UCT baseline)
+    int cutoff           # playout length in turns before evaluating (0: to the end)
+    float eval_scale     # confidence per evaluation point when turning values into win chances
+    Weights weights
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Search:
+    """One search over a view (or a true state in PERFECT mode). Not thread-safe; one per player."""
+    cdef Node* nodes
+    cdef int32_t nnodes, capacity, max_nodes
+    cdef State root
+    cdef State worlds[MAXDETS]
+    cdef int32_t roots[MAXDETS]
+    cdef int ntrees, mode, nplayers, seat
+    cdef Params prm
+    cdef Rng rng
+    cdef public long iterations
+    cdef public double seconds
+    # scratch for one iteration
+    cdef uint32_t stamp[NKEYS]
+    cdef int idx_of_key[NKEYS]
+    cdef uint32_t cur_stamp
+
+    def __cinit__(self):
+        self.nodes = NULL
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    def __init__(self, Core view, dict params, uint64_t seed, int mode=MODE_ISMCTS, int dets=1,
+                 long max_nodes=20_000_000):
+        cdef int i
+        self.mode = mode
+        self.seat = view.s.to_move
+        self.nplayers = view.s.nplayers
+        memcpy(&self.root, &view.s, sizeof(State))
+        rng_seed(&self.rng, seed)
+        p = dict(params)
+        self.prm.c = p.pop("c")
+        self.prm.puct = p.pop("puct")
+        self.prm.prior_temp = p.pop("prior_temp")
+        self.prm.fpu = p.pop("fpu")
+        self.prm.eps = p.pop("eps")
+        self.prm.random_rollout = p.pop("random_rollout")
+        self.prm.cutoff = p.pop("cutoff")
+        self.prm.eval_scale = p.pop("eval_scale")
+        weights = p.pop("weights")
+        if p:
+            raise ValueError(f"unknown search parameters: {sorted(p)}")
+        if len(weights) != NWEIGHTS:
+            raise ValueError(f"expected {NWEIGHTS} evaluation weights")
+        for i in range(NWEIGHTS):
+            self.prm.weights.w[i] = weights[i]
+        self.ntrees = dets if mode == MODE_PIMC else 1
+        if not 1 <= self.ntrees <= MAXDETS:
+            raise ValueError(f"dets must be 1-{MAXDETS}")
+        self.max_nodes = max_nodes
+        self.capacity = 4096
+        self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
+        if self.nodes == NULL:
+            raise MemoryError()
+        self.nnodes = 0
+        for i in range(self.ntrees):
+            self.roots[i] = self.new_node(-1, -1, 0)
+            memcpy(&self.worlds[i], &self.root, sizeof(State))
+            if mode == MODE_PIMC and determinize(&self.worlds[i], &self.rng) != 0:
+                raise ValueError("the view's hidden cards do not match its unseen cards")
+        if mode == MODE_ISMCTS:
+            memcpy(&self.worlds[0], &self.root, sizeof(State))
+            if determinize(&self.worlds[0], &self.rng) != 0:
+                raise ValueError("the view's hidden cards do not match its unseen cards")
+        self.iterations = 0
+        self.seconds = 0
+        self.cur_stamp = 0
+        memset(self.stamp, 0, sizeof(self.stamp))
+
+    cdef int32_t new_node(self, int key, int mover, float prior) noexcept nogil:
+        cdef Node* grown
+        if self.nnodes == self.capacity:
+            if self.capacity >= self.max_nodes:
+                return -1
+            grown = <Node*>realloc(self.nodes, 2 * self.capacity * sizeof(Node))
+            if grown == NULL:
+                return -1
+            self.nodes = grown
+            self.capacity *= 2
+        cdef Node* n = &self.nodes[self.nnodes]
+        n.first_child = -1
+        n.next_sibling = -1
+        n.visits = 0
+        n.avail = 1
+        n.w = 0
+        n.prior = prior
+        n.key = key
+        n.mover = mover
+        self.nnodes += 1
+        return self.nnodes - 1
+
+    cdef void iterate(self) noexcept nogil:
+        cdef State s
+        cdef int acts[MAXLEGAL]
+        cdef float prior[MAXLEGAL]
+        cdef int32_t child_of[MAXLEGAL]
+        cdef int32_t path[MAXDEPTH]
+        cdef float values[MAXP]
+        cdef int n, i, k, t, depth = 0, best, mover
+        cdef int32_t node, ch, created
+        cdef float q, u, bestu, wsum, mx, tot, fpu
+        cdef int nsum
+        cdef Node* nd
+        t = <int>(self.iterations % self.ntrees)
+        if self.mode == MODE_ISMCTS:
+            memcpy(&s, &self.root, sizeof(State))
+            determinize(&s, &self.rng)
+        else:
+            memcpy(&s, &self.worlds[t], sizeof(State))
+        node = self.roots[t]
+        path[0] = node
+        depth = 1
+        created = 0
+        while not s.over and depth < MAXDEPTH:
+            n = legal_actions(&s, acts)
+            self.cur_stamp += 1
+            for i in range(n):
+                k = action_key(&s, acts[i])
+                self.stamp[k] = self.cur_stamp
+                self.idx_of_key[k] = i
+                child_of[i] = -1
+            wsum = 0
+            nsum = 0
+            ch = self.nodes[node].first_child
+            while ch >= 0:
+                nd = &self.nodes[ch]
+                if self.stamp[nd.key] == self.cur_stamp:
+                    child_of[self.idx_of_key[nd.key]] = ch
+                    nd.avail += 1
+                    wsum += nd.w
+                    nsum += nd.visits
+                ch = nd.next_sibling
+            if self.prm.puct:
+                score_actions(&s, acts, n, prior)
+                mx = prior[0]
+                for i in range(1, n):
+                    if prior[i] > mx:
+                        mx = prior[i]
+                tot = 0
+                for i in range(n):
+                    prior[i] = exp((prior[i] - mx) / self.prm.prior_temp)
+                    tot += prior[i]
+                for i in range(n):
+                    prior[i] /= tot
+                fpu = (wsum / nsum if nsum > 0 else 1.0 / s.nplayers) - self.prm.fpu
+            else:
+                for i in range(n):
+                    prior[i] = 1.0 / n
+            best = 0
+            bestu = -1e30
+            for i in range(n):
+                ch = child_of[i]
+                if self.prm.puct:
+                    if ch >= 0 and self.nodes[ch].visits > 0:
+                        q = self.nodes[ch].w / self.nodes[ch].visits
+                        u = q + self.prm.c * prior[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
+                    else:
+                        u = fpu + self.prm.c * prior[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0 else 1))
+                else:
+                    if ch < 0 or self.nodes[ch].visits == 0:
+                        u = 1e20 + (rng_next(&self.rng) >> 40)
+                    else:
+                        u = (self.nodes[ch].w / self.nodes[ch].visits
+                             + self.prm.c * sqrt(log(<float>self.nodes[ch].avail) / self.nodes[ch].visits))
+                if u > bestu:
+                    bestu = u
+                    best = i
+            mover = s.to_move
+            ch = child_of[best]
+            if ch < 0:
+                ch = self.new_node(action_key(&s, acts[best]), mover, prior[best])
+                if ch < 0:   # node budget spent: evaluate from here
+                    break
+                self.nodes[ch].next_sibling = self.nodes[node].first_child
+                self.nodes[node].first_child = ch
+                created = 1
+            apply_action(&s, acts[best])
+            node = ch
+            path[depth] = node
+            depth += 1
+            if created:
+                break
+        if not s.over:
+            if self.prm.random_rollout:
+                random_playout(&s, &self.rng)
+            else:
+                policy_playout(&s, &self.rng, self.prm.eps, self.prm.cutoff)
+        win_probs(&s, &self.prm.weights, self.prm.eval_scale, values)
+        self.nodes[path[0]].visits += 1
+        for i in range(1, depth):
+            nd = &self.nodes[path[i]]
+            nd.visits += 1
+            nd.w += values[nd.mover]
+        self.iterations += 1
+
+    def run(self, long iterations=0, double seconds=0.0):
+        """Search until `iterations` more iterations or `seconds` pass (whichever comes first;
+        0 means no limit of that kind, and at least one limit must be given)."""
+        if iterations <= 0 and seconds <= 0:
+            raise ValueError("give an iteration or a time limit")
+        cdef double start = now(), deadline = start + seconds
+        cdef long target = self.iterations + iterations if iterations > 0 else (1L << 62)
+        with nogil:
+            while self.iterations < target:
+                self.iterate()
+                if seconds > 0 and (self.iterations & 31) == 0 and now() >= deadline:
+                    break
+        self.seconds += now() - start
+        return self.iterations
+
+    def root_stats(self):
+        """[(key, visits, mean value for the seat, prior)] of the root children, summed over trees."""
+        acc = {}
+        cdef int t
+        cdef int32_t ch
+        for t in range(self.ntrees):
+            ch = self.nodes[self.roots[t]].first_child
+            while ch >= 0:
+                nd = self.nodes[ch]
+                v, w, p, c = acc.get(nd.key, (0, 0.0, 0.0, 0))
+                acc[nd.key] = (v + nd.visits, w + nd.w, p + nd.prior, c + 1)
+                ch = nd.next_sibling
+        return [(k, v, (w / v if v else float("nan")), p / c) for k, (v, w, p, c) in acc.items()]
+
+    def principal_variation(self, int key, int max_len=40, int min_visits=1):
+        """The keys of the most visited line starting with root child `key` (first tree), with
+        the mover of each step."""
+        cdef int32_t node = self.find_child(self.roots[0], key), ch, best
+        out = []
+        while node >= 0 and len(out) < max_len and self.nodes[node].visits >= min_visits:
+            out.append((self.nodes[node].key, self.nodes[node].mover, self.nodes[node].visits))
+            best = -1
+            ch = self.nodes[node].first_child
+            while ch >= 0:
+                if best < 0 or self.nodes[ch].visits > self.nodes[best].visits:
+                    best = ch
+                ch = self.nodes[ch].next_sibling
+            node = best
+        return out
+
+    cdef int32_t find_child(self, int32_t node, int key) noexcept nogil:
+        cdef int32_t ch = self.nodes[node].first_child
+        while ch >= 0:
+            if self.nodes[ch].key == key:
+                return ch
+            ch = self.nodes[ch].next_sibling
+        return -1
+
+    def advance(self, keys, Core view):
+        """Tree reuse (ISMCTS): move the root down the given action keys (the moves played since
+        this search's root) and take `view` as the new root. Returns True if the subtree was
+        found; otherwise the tree restarts empty."""
+        cdef int32_t node = self.roots[0]
+        if self.mode != MODE_ISMCTS:
+            raise ValueError("tree reuse is for ISMCTS")
+        for k in keys:
+            node = self.find_child(node, k) if node >= 0 else -1
+        memcpy(&self.root, &view.s, sizeof(State))
+        self.seat = view.s.to_move
+        if node < 0:
+            self.nnodes = 0
+            self.roots[0] = self.new_node(-1, -1, 0)
+            return False
+        self.roots[0] = node
+        return True
+
+    @property
+    def nodes_used(self):
+        return self.nnodes
+
+    @property
+    def memory_bytes(self):
+        return self.capacity * sizeof(Node) + (MAXDETS + 1) * sizeof(State)
+
+    @property
+    def root_visits(self):
+        return sum(self.nodes[self.roots[t]].visits for t in range(self.ntrees))

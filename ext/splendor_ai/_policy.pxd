@@ -1,0 +1,17 @@
+# Knowledge shared by every search player: the static evaluation (MCTS cut-offs, expectimax
+# leaves, the greedy player) and the fast action scores (playout policy, search priors).
+from splendor_ai._engine cimport State, Rng, MAXP, NCOL
+
+cdef enum:
+    NWEIGHTS = 10
+
+# evaluation weights, in this order (see splendor_ai/players/evaluation.py for their meaning)
+ctypedef struct Weights:
+    float w[NWEIGHTS]
+
+cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil
+cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) noexcept nogil
+cdef void terminal_values(const State* s, float* out) noexcept nogil
+cdef int score_actions(const State* s, const int* acts, int n, float* scores) noexcept nogil
+cdef int policy_pick(const State* s, const int* acts, int n, float eps, Rng* r) noexcept nogil
+cdef int policy_playout(State* s, Rng* r, float eps, int max_turns) noexcept nogil
