@@ -35,7 +35,8 @@ ctypedef struct Node:
     int32_t next_sibling
     int32_t visits
     int32_t avail        # how often this child was legal when its parent was visited
-    float w              # total reward of `mover`, the player who chose this node's action
+    float w[MAXP]        # total reward of each seat; w[mover] steers selection, where `mover`
+                         # is the player who chose this node's action
     float prior
     int16_t key
     int8_t mover
@@ -143,7 +144,10 @@ cdef class Search:
         n.next_sibling = -1
         n.visits = 0
         n.avail = 1
-        n.w = 0
+        n.w[0] = 0
+        n.w[1] = 0
+        n.w[2] = 0
+        n.w[3] = 0
         n.prior = prior
         n.key = key
         n.mover = mover
@@ -188,7 +192,7 @@ cdef class Search:
                 if self.stamp[nd.key] == self.cur_stamp:
                     child_of[self.idx_of_key[nd.key]] = ch
                     nd.avail += 1
-                    wsum += nd.w
+                    wsum += nd.w[nd.mover]
                     nsum += nd.visits
                 ch = nd.next_sibling
             if self.prm.puct:
@@ -207,13 +211,14 @@ cdef class Search:
             else:
                 for i in range(n):
                     prior[i] = 1.0 / n
+            mover = s.to_move
             best = 0
             bestu = -1e30
             for i in range(n):
                 ch = child_of[i]
                 if self.prm.puct:
                     if ch >= 0 and self.nodes[ch].visits > 0:
-                        q = self.nodes[ch].w / self.nodes[ch].visits
+                        q = self.nodes[ch].w[mover] / self.nodes[ch].visits
                         u = q + self.prm.c * prior[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
                     else:
                         u = fpu + self.prm.c * prior[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0 else 1))
@@ -221,12 +226,11 @@ cdef class Search:
                     if ch < 0 or self.nodes[ch].visits == 0:
                         u = 1e20 + (rng_next(&self.rng) >> 40)
                     else:
-                        u = (self.nodes[ch].w / self.nodes[ch].visits
+                        u = (self.nodes[ch].w[mover] / self.nodes[ch].visits
                              + self.prm.c * sqrt(log(<float>self.nodes[ch].avail) / self.nodes[ch].visits))
                 if u > bestu:
                     bestu = u
                     best = i
-            mover = s.to_move
             ch = child_of[best]
             if ch < 0:
                 ch = self.new_node(action_key(&s, acts[best]), mover, prior[best])
@@ -251,7 +255,8 @@ cdef class Search:
         for i in range(1, depth):
             nd = &self.nodes[path[i]]
             nd.visits += 1
-            nd.w += values[nd.mover]
+            for k in range(s.nplayers):
+                nd.w[k] += values[k]
         self.iterations += 1
 
     def run(self, long iterations=0, double seconds=0.0):
@@ -270,18 +275,20 @@ cdef class Search:
         return self.iterations
 
     def root_stats(self):
-        """[(key, visits, mean value for the seat, prior)] of the root children, summed over trees."""
+        """[(key, visits, [total reward per seat], prior)] of the root children, summed over
+        the trees (PIMC); the prior is the average over the trees."""
         acc = {}
-        cdef int t
+        cdef int t, k
         cdef int32_t ch
+        cdef Node* nd
         for t in range(self.ntrees):
             ch = self.nodes[self.roots[t]].first_child
             while ch >= 0:
-                nd = self.nodes[ch]
-                v, w, p, c = acc.get(nd.key, (0, 0.0, 0.0, 0))
-                acc[nd.key] = (v + nd.visits, w + nd.w, p + nd.prior, c + 1)
+                nd = &self.nodes[ch]
+                v, w, p, c = acc.get(nd.key, (0, [0.0] * self.nplayers, 0.0, 0))
+                acc[nd.key] = (v + nd.visits, [w[k] + nd.w[k] for k in range(self.nplayers)], p + nd.prior, c + 1)
                 ch = nd.next_sibling
-        return [(k, v, (w / v if v else float("nan")), p / c) for k, (v, w, p, c) in acc.items()]
+        return [(key, v, w, p / c) for key, (v, w, p, c) in acc.items()]
 
     def principal_variation(self, int key, int max_len=40, int min_visits=1):
         """The keys of the most visited line starting with root child `key` (first tree), with

@@ -26,10 +26,16 @@ class MoveInfo:
     value: float                # expected result for the seat to move (win = 1, share = 1/k)
     prior: float
     pv: tuple[str, ...] = ()    # the line expected after it, in move notation
+    values: tuple[float, ...] = ()  # expected result of every seat
 
     def to_json(self) -> dict:
-        return {"move": str(self.move), "visits": self.visits, "winrate": round(self.value, 4),
-                "prior": round(self.prior, 4), "pv": list(self.pv)}
+        return {"move": str(self.move), "visits": self.visits, "winrate": _num(self.value),
+                "prior": _num(self.prior), "pv": list(self.pv), "seat_winrates": [_num(v) for v in self.values]}
+
+
+def _num(x: float):
+    """JSON has no NaN: an unvisited move has no win rate (null)."""
+    return None if x != x else round(x, 4)
 
 
 @dataclass(frozen=True)

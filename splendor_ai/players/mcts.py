@@ -121,20 +121,22 @@ class MCTSPlayer(Player):
         stats: dict[int, list] = {}
         legal_keys = {core.action_key(a) for a in core.legal_actions()}
         for s in searches:
-            for key, visits, value, prior in s.root_stats():
+            for key, visits, wsum, prior in s.root_stats():
                 if key not in legal_keys:  # a reused tree holds children of cards that never came
                     continue
-                e = stats.setdefault(key, [0, 0.0, prior])
+                e = stats.setdefault(key, [0, [0.0] * len(wsum), prior])
                 e[0] += visits
-                e[1] += 0.0 if visits == 0 else value * visits
-        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1]), reverse=True)
+                e[1] = [a + b for a, b in zip(e[1], wsum)]
+        seat = view.to_move
+        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
         infos = []
         for key, (visits, wsum, prior) in ranked:
             line = [k for k, _, _ in tree.principal_variation(key)]
             move = self._complete(view, key, line)
-            pv = line_to_moves(line)
+            pv = line_to_moves(line) or [str(move)]
             pv[0] = str(move)
-            infos.append(MoveInfo(move, visits, wsum / visits if visits else float("nan"), prior, tuple(pv)))
+            values = tuple(w / visits if visits else float("nan") for w in wsum)
+            infos.append(MoveInfo(move, visits, values[seat], prior, tuple(pv), values))
         if not infos:  # no iteration reached the root's children (a one-iteration budget)
             move = self._complete(view, None, [])
             infos.append(MoveInfo(move, 0, float("nan"), 1.0, (str(move),)))
