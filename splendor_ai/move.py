@@ -9,7 +9,8 @@ from .errors import NotationError
 
 TAKE, RESERVE, RESERVE_DECK, BUY, PASS = "take", "reserve", "reserve_deck", "buy", "pass"
 
-_ACTION = re.compile(r"\+(?P<take>[a-z]{1,3})|r(?P<reserve>\d+)|rL(?P<level>\d+)|b(?P<buy>\d+)|(?P<pass>pass)$")
+# ids are ASCII digits ([0-9], not \d, which also matches other scripts' digits)
+_ACTION = re.compile(r"\+(?P<take>[a-z]+)|r(?P<reserve>[0-9]+)|rL(?P<level>[0-9]+)|b(?P<buy>[0-9]+)|(?P<pass>pass)")
 
 
 def _colours(text: str, what: str, allowed: str) -> tuple[int, ...]:
@@ -45,6 +46,8 @@ class Move:
             raise NotationError(f"{text!r}: the action {parts[0]!r} is none of +gems, r<card>, rL<level>, b<card>, pass")
         kw: dict = {}
         if m["take"] is not None:
+            if len(m["take"]) > 3:
+                raise NotationError(f"{text!r}: a take is 1-3 gems, got {len(m['take'])}")
             gems = _colours(m["take"], text, LETTERS[:5])
             if len(gems) == 2 and gems[0] == gems[1]:
                 pass
@@ -65,7 +68,7 @@ class Move:
         for part in parts[1:]:
             if part.startswith("-") and len(part) > 1 and "returns" not in kw and "noble" not in kw:
                 kw["returns"] = _colours(part[1:], text, LETTERS)
-            elif re.fullmatch(r"n\d+", part) and "noble" not in kw:
+            elif re.fullmatch(r"n[0-9]+", part) and "noble" not in kw:
                 kw["noble"] = int(part[1:])
                 if kw["noble"] >= len(NOBLES):
                     raise NotationError(f"{text!r}: there is no noble {kw['noble']}")

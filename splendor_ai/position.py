@@ -15,25 +15,30 @@ from .errors import PositionError
 TAG = "SPN1"
 JSON_FORMAT = "splendor-position/1"
 DEFAULT_CAP = 100
+#: the largest cap, in rounds: the engine counts turns in 16 bits (4 players x 8000 < 2**15)
+MAX_CAP = 8000
 NLEV, NSLOT, NREG, NDECK = 3, 6, 4, 6
 END_NONE, END_POINTS, END_CAP, END_STALEMATE = 0, 1, 2, 3
 
 
 # -- text ---------------------------------------------------------------------------------------
 
+_NUM = re.compile(r"[0-9]+")  # ASCII digits only (str.isdigit and \d take other scripts' digits)
+
+
 def _ids(text: str, what: str) -> list[int]:
     if text == "-":
         return []
     out = []
     for part in text.split(","):
-        if not part.isdigit():
+        if not _NUM.fullmatch(part):
             raise PositionError(f"{what}: {part!r} is not a card/noble id")
         out.append(int(part))
     return out
 
 
 def _digits(text: str, what: str) -> list[int]:
-    if not re.fullmatch(r"\d{6}", text):
+    if not re.fullmatch(r"[0-9]{6}", text):
         raise PositionError(f"{what}: expected six digits (wbgrky), got {text!r}")
     return [int(ch) for ch in text]
 
@@ -86,7 +91,7 @@ def from_text(text: str) -> dict:
         raise PositionError(f"players field: expected 2, 3 or 4 (with :options), got {f[1]!r}")
     players, cap = int(m[1]), DEFAULT_CAP
     for opt in (m[2].split(",") if m[2] else []):
-        om = re.fullmatch(r"cap=(\d+)", opt)
+        om = re.fullmatch(r"cap=([0-9]+)", opt)
         if not om:
             raise PositionError(f"players field: unknown option {opt!r} (version 1 knows cap=N)")
         cap = int(om[1])
@@ -104,7 +109,7 @@ def from_text(text: str) -> dict:
         for s in slots:
             if s == "-":
                 cells.append(None)
-            elif s.isdigit():
+            elif _NUM.fullmatch(s):
                 cells.append(int(s))
             else:
                 raise PositionError(f"market level {lv + 1}: {s!r} is not a card id or '-'")
@@ -116,14 +121,14 @@ def from_text(text: str) -> dict:
     for lv, text_deck in enumerate(deck_fields):
         if text_deck == "-":
             decks.append([])
-        elif re.fullmatch(r"\?\d+", text_deck):
+        elif re.fullmatch(r"\?[0-9]+", text_deck):
             decks.append([None] * int(text_deck[1:]))
-        elif re.fullmatch(r"\d+(\.\d+)*", text_deck):
+        elif re.fullmatch(r"[0-9]+(\.[0-9]+)*", text_deck):
             decks.append([int(x) for x in text_deck.split(".")])
         else:
             raise PositionError(f"deck {lv + 1}: expected ?N, '-' or ids separated by '.', got {text_deck!r}")
     decks += [[] for _ in range(NDECK - NLEV)]
-    sm = re.fullmatch(r"(\d)/(\d)/(\d+)/([01])/(\d)", f[6])
+    sm = re.fullmatch(r"([0-9])/([0-9])/([0-9]+)/([01])/([0-9])", f[6])
     if not sm:
         raise PositionError(f"status: expected to_move/first/turn/final/passes, got {f[6]!r}")
     seats = []
@@ -133,9 +138,9 @@ def from_text(text: str) -> dict:
             raise PositionError(f"seat {i}: expected tokens:cards:reserved:nobles, got {text_seat!r}")
         reserved = []
         for r in ([] if parts[2] == "-" else parts[2].split(",")):
-            if r.isdigit():
+            if _NUM.fullmatch(r):
                 reserved.append((int(r), None))
-            elif re.fullmatch(r"\*\d+", r):
+            elif re.fullmatch(r"\*[0-9]+", r):
                 card = int(r[1:])
                 reserved.append((card, CARDS[card].deck if card < len(CARDS) else -1))
             elif re.fullmatch(r"\?[123]", r):
@@ -224,7 +229,8 @@ def from_json(obj: Any) -> dict:
         raise PositionError("position.decks: expected 3 decks")
     decks = []
     for i, dk in enumerate(decks_in):
-        if isinstance(dk, dict) and set(dk) == {"count"} and isinstance(dk["count"], int) and dk["count"] >= 0:
+        if (isinstance(dk, dict) and set(dk) == {"count"} and isinstance(dk["count"], int)
+                and not isinstance(dk["count"], bool) and dk["count"] >= 0):
             decks.append([None] * dk["count"])
         elif isinstance(dk, dict) and set(dk) == {"cards"}:
             decks.append(_int_list(dk["cards"], f"position.decks[{i}].cards"))
@@ -235,13 +241,15 @@ def from_json(obj: Any) -> dict:
     seats = []
     for i, s in enumerate(seats_in):
         where = f"position.seats[{i}]"
+        if isinstance(s, dict) and set(s) - {"tokens", "cards", "reserved", "nobles"}:
+            raise PositionError(f"{where}: unknown field(s) {sorted(set(s) - {'tokens', 'cards', 'reserved', 'nobles'})}")
         res = []
         for j, r in enumerate(_get(s, "reserved", list, where)):
             rw = f"{where}.reserved[{j}]"
-            if not isinstance(r, dict) or set(r) - {"card", "level", "blind"}:
-                raise PositionError(f"{rw}: expected an object with card/level/blind")
+            if not isinstance(r, dict) or set(r) - {"card", "level", "blind"} or {"card", "level"} <= set(r):
+                raise PositionError(f"{rw}: expected an object with card or level (not both), and blind")
             blind = r.get("blind", False)
-            if blind not in (True, False):
+            if not isinstance(blind, bool):
                 raise PositionError(f"{rw}.blind: expected true or false")
             if "card" in r:
                 card = _get(r, "card", int, rw)
@@ -272,8 +280,8 @@ def validate(d: dict) -> dict:
         raise PositionError(f"players: {n} is not 2, 3 or 4")
     if len(d["seats"]) != n:
         raise PositionError(f"seats: {n} players but {len(d['seats'])} seats")
-    if not 1 <= d["cap"] <= 10000:
-        raise PositionError(f"cap: {d['cap']} is not between 1 and 10000 rounds")
+    if not 1 <= d["cap"] <= MAX_CAP:
+        raise PositionError(f"cap: {d['cap']} is not between 1 and {MAX_CAP} rounds")
     supply = [SETUP[n]["gems_per_colour"]] * 5 + [SETUP[n]["gold"]]
     for c in range(6):
         if d["bank"][c] < 0 or any(s["tokens"][c] < 0 for s in d["seats"]):
@@ -352,6 +360,8 @@ def validate(d: dict) -> dict:
     if d["turn"] < 0 or (d["first"] + d["turn"]) % n != d["to_move"]:
         raise PositionError(f"status: turn {d['turn']} from first player {d['first']} puts seat "
                             f"{(d['first'] + d['turn']) % n} to move, not {d['to_move']}")
+    if d["turn"] > d["cap"] * n:
+        raise PositionError(f"status: turn {d['turn']} is past the cap ({d['cap']} rounds of {n} turns)")
     if not 0 <= d["passes"] <= min(n, d["turn"]):
         raise PositionError(f"status: {d['passes']} consecutive passes is impossible here")
     d["phase"] = 0

@@ -43,8 +43,8 @@ class Config:
     def __post_init__(self):
         if self.players not in (2, 3, 4):
             raise ConfigError(f"players must be 2, 3 or 4, got {self.players!r}")
-        if not isinstance(self.cap, int) or not 1 <= self.cap <= 10000:
-            raise ConfigError(f"cap must be an integer number of rounds in 1-10000, got {self.cap!r}")
+        if not isinstance(self.cap, int) or isinstance(self.cap, bool) or not 1 <= self.cap <= pos.MAX_CAP:
+            raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {self.cap!r}")
         for m in self.modules:
             if m not in MODULES:
                 raise ConfigError(f"unknown module {m!r}; the modules are {', '.join(MODULES)}")
@@ -229,7 +229,8 @@ class _Game:
         return f"{move}: the noble must be one of {', '.join(f'n{n}' for n in nobles)}"
 
     def describe(self, move: Move | str) -> str:
-        """A plain-English sentence for a legal move, from the mover's point of view."""
+        """A plain-English sentence for a legal move, from the mover's point of view. Seats are
+        named as players counted from 1 (seat 0 is "Player 1")."""
         if isinstance(move, str):
             move = self.parse_move(move)
         elif move not in self.legal_moves:
@@ -239,9 +240,11 @@ class _Game:
         if move.kind == TAKE:
             names = [COLOURS[c] for c in move.gems]
             if len(names) == 2 and names[0] == names[1]:
-                text = f"{who} takes two {names[0]}"
+                text = f"{who} takes two {names[0]} gems"
+            elif len(names) == 1:
+                text = f"{who} takes a {names[0]} gem"
             else:
-                text = f"{who} takes {_join(names)}"
+                text = f"{who} takes {_join(names)} gems"
         elif move.kind == RESERVE:
             text = f"{who} reserves {_card_phrase(move.card)}" + self._gold_clause()
         elif move.kind == RESERVE_DECK:
@@ -252,14 +255,15 @@ class _Game:
         else:
             text = f"{who} passes (no legal action)"
         if move.returns:
-            text += f", returns {_token_phrase(move.returns)}"
+            text += f", then returns {_token_phrase(move.returns)}"
         if move.noble is not None:
-            req = _join([f"{n} {COLOURS[c]}" for c, n in enumerate(NOBLES[move.noble].requirement) if n])
-            text += f", and is visited by noble {move.noble} ({req}: 3 points)"
+            noble = NOBLES[move.noble]
+            req = _join([f"{n} {COLOURS[c]}" for c, n in enumerate(noble.requirement) if n])
+            text += f", and is visited by noble {move.noble} ({req} bonuses, {noble.points} points)"
         return text + "."
 
     def _gold_clause(self) -> str:
-        return " and takes a gold" if self.bank[5] > 0 else " (no gold left)"
+        return " and takes a gold token" if self.bank[5] > 0 else "; no gold is left to take"
 
     @staticmethod
     def _payment(seat: Seat, card: int) -> str:
@@ -271,7 +275,7 @@ class _Game:
             gold += need - use
             paid += [c] * use
         paid += [5] * gold
-        return _token_phrase(paid) if paid else "nothing (bonuses cover it)"
+        return _token_phrase(paid) if paid else "nothing (their bonuses cover the cost)"
 
 
 def _join(items: list[str]) -> str:
@@ -281,7 +285,7 @@ def _join(items: list[str]) -> str:
 def _card_phrase(card: int) -> str:
     c = CARDS[card]
     pts = f", {c.points} point{'s' if c.points != 1 else ''}" if c.points else ""
-    return f"the level-{c.level} {COLOURS[c.bonus]} card #{card}{pts}"
+    return f"card #{card} (level {c.level}, {COLOURS[c.bonus]} bonus{pts})"
 
 
 def _token_phrase(tokens) -> str:
@@ -421,14 +425,18 @@ class State(_Game):
     def push(self, move: Move | str) -> Move:
         """Play a legal move (a Move or its notation). Raises and leaves the state unchanged if
         the move is malformed or illegal. Returns the Move played (with the noble filled in)."""
-        move = self.parse_move(move) if isinstance(move, str) else move
-        actions = self.legal_moves._table.get(move)
+        move = move if isinstance(move, Move) else self.parse_move(move)
+        table = self.legal_moves._table
+        actions = table.get(move)
         if actions is None:
             raise IllegalMoveError(self._why_illegal(move))
-        before = self._core.copy()
+        # the engine applies in place: play on a fresh copy, so that a Core kept in a move stack
+        # (this one's or a copy's: copies share those Cores) is never changed afterwards
+        core = self._core.copy()
         for a in actions:
-            self._core.apply(a)
-        self._stack.append((before, move))
+            core.apply(a)
+        self._stack.append((self._core, move, table))
+        self._core = core
         self._legal = None
         return move
 
@@ -436,13 +444,12 @@ class State(_Game):
         """Undo the last move and return it."""
         if not self._stack:
             raise IndexError("no move to undo")
-        self._core, move = self._stack.pop()
-        self._legal = None
+        self._core, move, self._legal = self._stack.pop()
         return move
 
     @property
     def move_stack(self) -> list[Move]:
-        return [m for _, m in self._stack]
+        return [m for _, m, _ in self._stack]
 
     def view(self, seat: int | None = None) -> "View":
         """What `seat` (default: the player to move) can see."""
@@ -491,8 +498,9 @@ class View(_Game):
         if not isinstance(seat, int) or not 0 <= seat < d["players"]:
             raise PositionError(f"seat must be 0-{d['players'] - 1}, got {seat!r}")
         core = _core_from_fields(d)
-        # a view never holds a deck order, even when the text gave one
-        return cls(core.hidden_for(seat) if _deck_known(d) else core, seat)
+        # a view never holds a deck order, even when the text gave one; a true position (no '?')
+        # is read as the game itself, so the view of it is State(text).view(seat)
+        return cls(core.hidden_for(seat) if _deck_known(d) or not _has_hidden(d) else core, seat)
 
     @property
     def legal_moves(self) -> LegalMoves:
