@@ -364,7 +364,7 @@ class State(_Game):
                 raise PositionError("the position hides cards ('?'): it is a seat's view, use View.from_position")
             self._core = _core_from_fields(d)
         self._legal = None
-        self._stack: list[tuple[Core, Move]] = []
+        self._stack: list[tuple[Core, Move, dict]] = []  # (core before, move, its legal table)
 
     @classmethod
     def new(cls, players: int = 2, seed: int | None = None, first_player: int = 0,
