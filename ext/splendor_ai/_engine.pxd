@@ -79,6 +79,8 @@ ctypedef struct State:
     int16_t cap             # safety cap, in rounds
     uint16_t modules        # Cities of Splendor module flags (none implemented yet)
     uint16_t nobles         # mask of face-up noble ids
+    int8_t nslots           # face-up slots per level in play (4; 6 with the Orient)
+    int8_t ndecks           # decks in play (3; 6 with the Orient)
     int8_t bank[NTOK]
     int8_t market[NLEV][NSLOT]   # card id or -1
     int8_t deck_len[NDECK]

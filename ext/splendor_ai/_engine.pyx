@@ -7,6 +7,9 @@ splendor_ai.state builds its public API on. Rules follow ../shared/RULES.md (bas
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
+cdef extern from *:
+    int ctz "__builtin_ctz"(unsigned int x) nogil
+
 cdef Tables T
 # colour sets of the take actions, as bit masks over the five gem colours, in action-id order
 cdef uint8_t TAKE3_MASK[10]
@@ -105,6 +108,7 @@ cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
 
 cdef int legal_actions(const State* s, int* out) noexcept nogil:
     cdef int n = 0, c, i, lv, sl, card, navail = 0, excess, suffix
+    cdef unsigned int m
     cdef uint8_t avail = 0
     cdef const Player* p = &s.p[s.to_move]
     if s.over:
@@ -126,8 +130,11 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
             out[n - 1 - i] = c
         return n
     if s.phase == PH_NOBLE:
-        for i in range(NNOBLES):
-            if (s.nobles >> i) & 1 and noble_met(p, i):
+        m = s.nobles
+        while m:
+            i = ctz(m)
+            m &= m - 1
+            if noble_met(p, i):
                 out[n] = A_NOBLE + i
                 n += 1
         return n
@@ -155,16 +162,16 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
             n += 1
     if p.nres < MAXRES:
         for lv in range(NLEV):
-            for sl in range(NSLOT):
+            for sl in range(s.nslots):
                 if s.market[lv][sl] >= 0:
                     out[n] = A_RES_SLOT + lv * NSLOT + sl
                     n += 1
-        for i in range(NDECK):
+        for i in range(s.ndecks):
             if s.deck_len[i] > 0:
                 out[n] = A_RES_DECK + i
                 n += 1
     for lv in range(NLEV):
-        for sl in range(NSLOT):
+        for sl in range(s.nslots):
             card = s.market[lv][sl]
             if card >= 0 and can_afford(p, card):
                 out[n] = A_BUY_SLOT + lv * NSLOT + sl
@@ -262,8 +269,11 @@ cdef void finish_turn(State* s) noexcept nogil:
 cdef void after_returns(State* s) noexcept nogil:
     cdef Player* p = &s.p[s.to_move]
     cdef int i, met = 0, last = -1
-    for i in range(NNOBLES):
-        if (s.nobles >> i) & 1 and noble_met(p, i):
+    cdef unsigned int m = s.nobles
+    while m:
+        i = ctz(m)
+        m &= m - 1
+        if noble_met(p, i):
             met += 1
             last = i
     if met == 1:
@@ -440,6 +450,8 @@ cdef void setup(State* s, int nplayers, uint64_t seed, int first, int cap) noexc
     s.first = first
     s.to_move = first
     s.cap = cap
+    s.nslots = NREG
+    s.ndecks = NLEV
     for c in range(NCOL):
         s.bank[c] = gems
     s.bank[GOLD] = 5
@@ -625,6 +637,8 @@ cdef class Core:
         s.over = d.get("over", 0)
         s.phase = d.get("phase", PH_MAIN)
         s.ret_min = d.get("ret_min", 0)
+        s.nslots = NREG
+        s.ndecks = NLEV
         for j in range(NTOK):
             s.bank[j] = d["bank"][j]
         for i in range(NLEV):
