@@ -367,11 +367,12 @@ class State(_Game):
         self._stack: list[tuple[Core, Move, dict]] = []  # (core before, move, its legal table)
 
     @classmethod
-    def new(cls, players: int = 2, seed: int | None = None, first_player: int = 0,
+    def new(cls, players: int | None = None, seed: int | None = None, first_player: int = 0,
             config: Config | None = None) -> "State":
-        """A new game: decks shuffled and nobles drawn from `seed` (random when None)."""
-        config = config or Config(players=players)
-        if config.players != players and players != 2:
+        """A new game (2 players unless told): decks shuffled and nobles drawn from `seed`
+        (random when None)."""
+        config = config or Config(players=players or 2)
+        if players is not None and config.players != players:
             raise ConfigError(f"players={players} disagrees with config.players={config.players}")
         if not isinstance(first_player, int) or not 0 <= first_player < config.players:
             raise ConfigError(f"first_player must be a seat 0-{config.players - 1}, got {first_player!r}")
