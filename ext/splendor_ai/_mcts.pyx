@@ -221,7 +221,10 @@ cdef class Search:
                         q = self.nodes[ch].w[mover] / self.nodes[ch].visits
                         u = q + self.prm.c * prior[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
                     else:
-                        u = fpu + self.prm.c * prior[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0 else 1))
+                        # a child never tried has been available about as often as its parent
+                        # was visited
+                        u = fpu + self.prm.c * prior[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0
+                                                                       else self.nodes[node].visits + 1))
                 else:
                     if ch < 0 or self.nodes[ch].visits == 0:
                         u = 1e20 + (rng_next(&self.rng) >> 40)

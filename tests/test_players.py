@@ -1,0 +1,136 @@
+"""The AI players: forced wins, reproducibility, hidden information, smoke games, a small strength check."""
+import pytest
+
+from handmade import seat, spn
+from splendor_ai import State
+from splendor_ai.errors import ConfigError
+from splendor_ai.match import play_game
+from splendor_ai.players import Limit, make_player
+
+SEARCH_SPECS = ["mcts(iterations=300)", "mcts(iterations=300,mode='pimc',dets=4)",
+                "mcts(iterations=300,puct=False,rollout='random')", "mcts(iterations=300,cutoff=4)",
+                "mcts(iterations=300,workers=2)"]
+
+# Final round, seat 1 moves last. Seat 0 has 15 points from 3 cards; seat 1 has 13 and wins only
+# by buying its reserved 3-point card #45 (6 white: 2 white bonuses + 4 white tokens) for 16.
+BUY_TO_WIN = spn(2, seats=[seat(cards=[73, 77, 81]), seat("400000", cards=[71, 72, 85], reserved=[45])],
+                 to_move=1, first=0, turn=41, final=1)
+# The same, but the win comes from a noble: seat 1 has 13 points and 3 white 3 blue 2 green
+# bonuses; any green card brings noble 5 (3w 3b 3g) and 16 points. #17 (green) is free for it; #7
+# (1 point) would only reach 14.
+NOBLE_TO_WIN = spn(2, seats=[seat(cards=[73, 77, 81]),
+                             seat("002000", cards=[45, 0, 1, 51, 8, 9, 57, 16, 84])],
+                   market=[[17, 7, 2, 3], None, None], nobles=[5, 0, 1], to_move=1, first=0, turn=41, final=1)
+# Three players, seat 2 moves last: seat 0 has 15; seat 2 wins only with its reserved #45.
+BUY_TO_WIN_3P = spn(3, seats=[seat(cards=[73, 77, 81]), seat(cards=[70]),
+                              seat("400000", cards=[71, 72, 85], reserved=[45])],
+                    to_move=2, first=0, turn=62, final=1)
+
+
+def winning_moves(st: State) -> set[str]:
+    out = set()
+    for m in st.legal_moves:
+        st.push(m)
+        if st.is_over() and st.result().winners == (st.players - 1,):
+            out.add(str(m))
+        st.pop()
+    return out
+
+
+@pytest.mark.parametrize("position,expected", [(BUY_TO_WIN, "b45"), (NOBLE_TO_WIN, "b17/n5"),
+                                               (BUY_TO_WIN_3P, "b45")])
+@pytest.mark.parametrize("spec", SEARCH_SPECS + ["greedy"])
+def test_forced_win_is_found(position, expected, spec):
+    st = State(position)
+    assert winning_moves(st) == {expected}
+    player = make_player(spec, seed=11)
+    decision = player.choose(st.view())
+    assert str(decision.move) == expected
+    if spec != "greedy":
+        best = decision.info.moves[0]
+        assert best.value == pytest.approx(1.0)
+        assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
+    player.close()
+
+
+def info_json(decision):
+    d = decision.info.to_json()
+    d.pop("seconds")
+    return d
+
+
+@pytest.mark.parametrize("spec", SEARCH_SPECS)
+def test_same_seed_same_search(spec):
+    st = State.new(2, seed=5)
+    for m in ["+wbg", "+grk", "rL2"]:
+        st.push(m)
+    a = make_player(spec, seed=3).choose(st.view())
+    b = make_player(spec, seed=3).choose(st.view())
+    assert a.move == b.move
+    assert info_json(a) == info_json(b)
+    assert a.info.iterations == 300 and sum(m.visits for m in a.info.moves) >= 299
+    c = make_player(spec, seed=4).choose(st.view())
+    assert info_json(c) != info_json(a)
+
+
+def test_hidden_cards_do_not_change_the_move():
+    # seat 1 reserved a level-3 card blind: #85 in one world, #86 in the other, and the decks
+    # are in different orders; seat 0 sees the same thing in both
+    a = State(spn(2, seats=[seat("110200", cards=[0, 8]), seat("021100", cards=[16], reserved=["*85"])],
+                  decks=[[30, 31], [50], None], turn=6))
+    b = State(spn(2, seats=[seat("110200", cards=[0, 8]), seat("021100", cards=[16], reserved=["*86"])],
+                  decks=[[33, 35, 31], [61, 44], [80]], turn=6))
+    assert a.position() != b.position()
+    assert a.view(0) == b.view(0)
+    for spec in SEARCH_SPECS[:3]:
+        da = make_player(spec, seed=8).choose(a.view(0))
+        db = make_player(spec, seed=8).choose(b.view(0))
+        assert info_json(da) == info_json(db), spec
+
+
+def test_players_see_views_and_perfect_information_is_labelled():
+    st = State.new(2, seed=1)
+    with pytest.raises(TypeError):
+        make_player("mcts(iterations=10)").choose(st)
+    perfect = make_player("mcts(iterations=50,mode='perfect')")
+    assert perfect.perfect_information
+    with pytest.raises(TypeError):
+        perfect.choose(st.view())
+    assert perfect.choose(st).move in st.legal_moves
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_smoke_games_between_all_players(players):
+    specs = ["random", "greedy", "mcts(iterations=60)", "mcts(iterations=60,mode='pimc',dets=2)"][:players]
+    first = play_game([make_player(s, seed=i) for i, s in enumerate(specs)], seed=players)
+    assert first.termination == "normal" and first.result is not None
+    again = play_game([make_player(s, seed=i) for i, s in enumerate(specs)], seed=players)
+    assert again.moves == first.moves  # same seeds, same budgets: the same game (tree reuse included)
+
+
+def test_time_limit_is_respected():
+    st = State.new(2, seed=2)
+    d = make_player("mcts(seconds=0.2)").choose(st.view())
+    assert 0.15 < d.info.seconds < 0.5
+    assert d.info.iterations > 100
+    d = make_player("mcts").choose(st.view(), Limit(iterations=123))
+    assert d.info.iterations == 123
+
+
+def test_mcts_beats_random():
+    wins = 0
+    for deal in range(2):
+        for mcts_seat in (0, 1):
+            specs = ["random", "random"]
+            specs[mcts_seat] = "mcts(iterations=200)"
+            out = play_game([make_player(s, seed=deal) for s in specs], seed=100 + deal)
+            wins += out.result.winners == (mcts_seat,)
+    assert wins == 4
+
+
+@pytest.mark.parametrize("spec,needle", [("mcts(c=)", "cannot parse"), ("alphazero", "unknown player"),
+                                         ("mcts(foo=1)", "foo"), ("mcts(mode='x')", "mode"),
+                                         ("mcts(iterations=-5)", "iterations"), ("mcts(1)", "key=value")])
+def test_bad_specs(spec, needle):
+    with pytest.raises(ConfigError, match=needle):
+        make_player(spec)
