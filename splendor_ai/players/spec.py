@@ -33,13 +33,14 @@ def parse_spec(spec: str) -> tuple[str, dict]:
 
 
 def _registry() -> dict:
+    from .expectimax import ExpectimaxPlayer
     from .greedy import GreedyPlayer
     from .mcts import MCTSPlayer
     from .random_player import RandomPlayer
-    return {"random": RandomPlayer, "greedy": GreedyPlayer, "mcts": MCTSPlayer}
+    return {"random": RandomPlayer, "greedy": GreedyPlayer, "mcts": MCTSPlayer, "expectimax": ExpectimaxPlayer}
 
 
-PLAYERS = ("random", "greedy", "mcts")
+PLAYERS = ("random", "greedy", "mcts", "expectimax")
 
 
 def make_player(spec: str, seed: int = 0) -> Player:

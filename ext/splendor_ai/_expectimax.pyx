@@ -1,0 +1,734 @@
+# cython: language_level=3
+"""Depth-limited expectimax over a seat's information set, entirely in C (nogil).
+
+The search (splendor_ai/players/expectimax.py documents the player around it):
+
+- Worlds: `dets` full states are sampled from the view with `determinize` (the opponents' hidden
+  blind reserves and the deck order). Every root move is searched in every world and its value
+  is the average over the worlds.
+- Depth counts whole turns. A turn is its main action followed by the same player's decisions
+  (token returns, noble choice); those decisions are max nodes of that player (min nodes for an
+  opponent under paranoid) and cost no depth. Leaves are turn boundaries (or finished games).
+- Chance nodes: an action that draws from a deck (the refill after buying or reserving a face-up
+  card, a blind reserve) is a chance node. Its outcomes are the cards the searching seat cannot
+  see, for that deck: the world's deck plus the blind reserves of that deck held by the other
+  seats. They are listed in card-id order (so they depend only on what the seat sees), enumerated
+  when there are at most `chance_samples` of them, otherwise `chance_samples` of them are drawn
+  without replacement; the children are averaged with equal weights. An outcome is applied by
+  swapping the card onto the deck top (from the deck, or out of an opponent's blind reserve, which
+  takes the old top card instead) in a copy of the state, then applying the action.
+  The sampling rng of a chance node is seeded from a hash of (seed, world, the actions and
+  outcomes on the path to it), so the sampled tree does not depend on the search order: alpha-beta
+  windows, iterative deepening and pruning never change a value, and the same seed and depth give
+  the same values.
+- Values are from the searching seat's point of view. Leaves: the static evaluation
+  (`_policy.eval_state`), my value minus the best opponent's (for two players: minus the opponent's),
+  clamped to [-eval_bound, eval_bound]. Finished games: +-win_value (win_value = eval_bound + 2,
+  less 0.01 per turn from the root so that nearer wins and farther losses are preferred; a share
+  of a win or a draw is win_value * (2 * share - 1)). Every value lies in [-U, U], U = eval_bound + 2.
+- Paranoid (the default; plain minimax for two players): the seat maximises, every opponent
+  minimises; alpha-beta (fail-soft) with moves ordered by `_policy.score_actions`, best first, and
+  Star2 pruning at chance nodes (Ballard's *-minimax) using the bounds [-U, U]: a probing pass
+  searches only the first move after each outcome, which bounds the outcome's value from one side
+  (from below at the searching seat's nodes, from above at an opponent's) and may already prove
+  a cut-off; then the outcomes are searched in turn with Star1 windows, computed from the exact
+  values so far and the probe bounds (or +-U) of the rest. `star2 = 0` leaves Star1 alone.
+- Max^n (`algo = maxn`): a value vector per node, each seat's leaf value being its evaluation minus
+  the best other seat's; every player maximises its own entry (ties: the earlier move in the
+  ordering); no pruning.
+- The root moves are whole turns (the action sequences of the view's legal moves). With
+  `root_exact` (the default) each one is searched with the full window, so every root move gets
+  an exact value (for ranking and analysis). With `root_exact = 0` the root is alpha-beta too:
+  moves are tried best first by the last depth, the worlds are treated as equally likely outcomes
+  of a chance node (Star1), and a move that cannot beat the best one before it gets an upper bound
+  instead of its value; the chosen move and its value are the same, found several times faster.
+- Iterative deepening: depth 1, 2, ... until `max_depth` or the deadline; an unfinished depth is
+  thrown away (depth 1 always finishes). The next depth is not started when the time it would take,
+  estimated from the growth of the last two depths, exceeds what is left.
+"""
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from splendor_ai._engine cimport (
+    A_BUY_HAND, A_BUY_SLOT, A_RES_DECK, A_RES_SLOT, DECKCAP, END_POINTS, MAXLEGAL, MAXP, NLEV,
+    NREG, NSLOT, PH_MAIN, Core, Rng, State, Tables, action_key, apply_action, determinize,
+    get_tables, legal_actions, rng_below, rng_next, rng_seed)
+from splendor_ai._policy cimport NWEIGHTS, Weights, eval_state, score_actions, terminal_values
+
+cdef const Tables* T = get_tables()
+
+cdef enum:
+    ALGO_PARANOID = 0
+    ALGO_MAXN = 1
+    MAXDETS = 64
+    MAXPLY = 256      # actions on one path: depth (turns) x at most 5 actions a turn
+    MAXSEQ = 8        # actions of one whole turn: main + at most 3 returns + noble
+    MAXDEPTH = 40
+    MAXCHANCE = 64
+
+cdef double INF = 1e30
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline uint64_t mix(uint64_t h, uint64_t x) noexcept nogil:
+    """A 64-bit hash step (splitmix64 finaliser of h combined with x)."""
+    cdef uint64_t z = h ^ (x + <uint64_t>0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2))
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline int draw_deck(const State* s, int a) noexcept nogil:
+    """The deck an action draws from, or -1 when it draws nothing."""
+    cdef int i, lv, sl
+    if a >= A_RES_SLOT and a < A_RES_DECK:
+        i = a - A_RES_SLOT
+    elif a >= A_RES_DECK and a < A_BUY_SLOT:
+        i = a - A_RES_DECK
+        return i if s.deck_len[i] > 0 else -1
+    elif a >= A_BUY_SLOT and a < A_BUY_HAND:
+        i = a - A_BUY_SLOT
+    else:
+        return -1
+    lv = i // NSLOT
+    sl = i % NSLOT
+    i = lv if sl < NREG else NLEV + lv
+    return i if s.deck_len[i] > 0 else -1
+
+
+cdef class Search:
+    """One expectimax search of a view over the given whole-turn root moves. Not thread-safe."""
+    cdef State root
+    cdef State worlds[MAXDETS]
+    cdef uint64_t world_hash[MAXDETS]
+    cdef int nworlds, nroot, seat, nplayers, algo, chance_k, root_exact, star2
+    cdef int* order          # root moves in search order (root_exact == 0: best first by the last depth)
+    cdef int* nexact         # worlds in which a root move's value is exact, last finished depth
+    cdef int* cur_nexact
+    cdef int* seq            # nroot x MAXSEQ action ids
+    cdef int* seqlen
+    cdef double* val         # nroot x MAXP: values of the last finished depth (averaged over worlds)
+    cdef double* cur         # the same, for the depth being searched
+    cdef long* rnodes        # nodes below each root move, last finished depth
+    cdef long* cur_rnodes
+    cdef int16_t* rpv        # nroot x MAXPLY: principal variation (action keys) in world 0
+    cdef int* rpvlen
+    cdef int16_t* cur_rpv
+    cdef int* cur_rpvlen
+    cdef Weights wt
+    cdef float eval_bound, win, bound
+    cdef public long nodes         # states visited, all depths
+    cdef public long chance_nodes
+    cdef public int depth_done
+    cdef public double seconds
+    cdef public list depth_seconds
+    cdef double deadline
+    cdef int use_deadline, aborted
+    # triangular principal-variation table, and the saved line of a chance node's first outcome
+    cdef int16_t pv[MAXPLY][MAXPLY]
+    cdef int pvlen[MAXPLY]
+    cdef int16_t cpv[MAXPLY][MAXPLY]
+    cdef int cpvlen[MAXPLY]
+
+    def __cinit__(self):
+        self.seq = NULL
+        self.seqlen = NULL
+        self.order = NULL
+        self.nexact = NULL
+        self.cur_nexact = NULL
+        self.val = NULL
+        self.cur = NULL
+        self.rnodes = NULL
+        self.cur_rnodes = NULL
+        self.rpv = NULL
+        self.rpvlen = NULL
+        self.cur_rpv = NULL
+        self.cur_rpvlen = NULL
+
+    def __dealloc__(self):
+        free(self.seq)
+        free(self.seqlen)
+        free(self.order)
+        free(self.nexact)
+        free(self.cur_nexact)
+        free(self.val)
+        free(self.cur)
+        free(self.rnodes)
+        free(self.cur_rnodes)
+        free(self.rpv)
+        free(self.rpvlen)
+        free(self.cur_rpv)
+        free(self.cur_rpvlen)
+
+    def __init__(self, Core view, list moves, dict params, uint64_t seed, int dets=1):
+        """`moves`: the root whole turns as action-id sequences (View.legal_moves._table values).
+        `params`: algo (0 paranoid, 1 maxn), chance_samples, eval_bound, weights (10 floats)."""
+        cdef int i, j
+        cdef Rng rng
+        if view.s.over:
+            raise ValueError("the game is over")
+        if not moves:
+            raise ValueError("no root moves")
+        if not 1 <= dets <= MAXDETS:
+            raise ValueError(f"dets must be 1-{MAXDETS}")
+        p = dict(params)
+        self.algo = p.pop("algo")
+        self.chance_k = p.pop("chance_samples")
+        self.eval_bound = p.pop("eval_bound")
+        self.root_exact = p.pop("root_exact", 1)
+        self.star2 = p.pop("star2", 1)
+        weights = p.pop("weights")
+        if p:
+            raise ValueError(f"unknown search parameters: {sorted(p)}")
+        if self.algo not in (ALGO_PARANOID, ALGO_MAXN):
+            raise ValueError("algo must be 0 (paranoid) or 1 (maxn)")
+        if not 1 <= self.chance_k <= MAXCHANCE:
+            raise ValueError(f"chance_samples must be 1-{MAXCHANCE}")
+        if not self.eval_bound > 0:
+            raise ValueError("eval_bound must be positive")
+        if len(weights) != NWEIGHTS:
+            raise ValueError(f"expected {NWEIGHTS} evaluation weights")
+        for i in range(NWEIGHTS):
+            self.wt.w[i] = weights[i]
+        self.win = self.eval_bound + 2
+        self.bound = self.win
+        memcpy(&self.root, &view.s, sizeof(State))
+        self.seat = view.s.to_move
+        self.nplayers = view.s.nplayers
+        self.nroot = len(moves)
+        self.seq = <int*>malloc(self.nroot * MAXSEQ * sizeof(int))
+        self.seqlen = <int*>malloc(self.nroot * sizeof(int))
+        self.order = <int*>malloc(self.nroot * sizeof(int))
+        self.nexact = <int*>malloc(self.nroot * sizeof(int))
+        self.cur_nexact = <int*>malloc(self.nroot * sizeof(int))
+        self.val = <double*>malloc(self.nroot * MAXP * sizeof(double))
+        self.cur = <double*>malloc(self.nroot * MAXP * sizeof(double))
+        self.rnodes = <long*>malloc(self.nroot * sizeof(long))
+        self.cur_rnodes = <long*>malloc(self.nroot * sizeof(long))
+        self.rpv = <int16_t*>malloc(self.nroot * MAXPLY * sizeof(int16_t))
+        self.rpvlen = <int*>malloc(self.nroot * sizeof(int))
+        self.cur_rpv = <int16_t*>malloc(self.nroot * MAXPLY * sizeof(int16_t))
+        self.cur_rpvlen = <int*>malloc(self.nroot * sizeof(int))
+        if (self.seq == NULL or self.seqlen == NULL or self.order == NULL or self.nexact == NULL
+                or self.cur_nexact == NULL or self.val == NULL or self.cur == NULL
+                or self.rnodes == NULL or self.cur_rnodes == NULL or self.rpv == NULL
+                or self.rpvlen == NULL or self.cur_rpv == NULL or self.cur_rpvlen == NULL):
+            raise MemoryError()
+        for i, m in enumerate(moves):
+            if not 1 <= len(m) <= MAXSEQ:
+                raise ValueError(f"root move {m!r}: expected 1-{MAXSEQ} actions")
+            self.seqlen[i] = len(m)
+            for j, a in enumerate(m):
+                self.seq[i * MAXSEQ + j] = a
+            self.rnodes[i] = 0
+            self.rpvlen[i] = 0
+            self.order[i] = i
+            self.nexact[i] = 0
+            for j in range(MAXP):
+                self.val[i * MAXP + j] = 0
+        rng_seed(&rng, seed)
+        self.nworlds = dets
+        for i in range(dets):
+            memcpy(&self.worlds[i], &self.root, sizeof(State))
+            if determinize(&self.worlds[i], &rng) != 0:
+                raise ValueError("the view's hidden cards do not match its unseen cards")
+            self.world_hash[i] = mix(seed, <uint64_t>(i + 1))
+        self.nodes = 0
+        self.chance_nodes = 0
+        self.depth_done = 0
+        self.seconds = 0
+        self.depth_seconds = []
+        self.use_deadline = 0
+        self.aborted = 0
+
+    # -- values -----------------------------------------------------------------------------------
+
+    cdef float terminal_score(self, const State* s, int seat) noexcept nogil:
+        cdef float tv[MAXP]
+        cdef float w = self.win - 0.01 * (s.turn - self.root.turn)
+        terminal_values(s, tv)
+        if w < self.eval_bound + 1:
+            w = self.eval_bound + 1
+        return w * (2 * tv[seat] - 1)
+
+    cdef float leaf_score(self, const float* e, int seat) noexcept nogil:
+        cdef int i
+        cdef float best = -INF, v
+        for i in range(self.nplayers):
+            if i != seat and e[i] > best:
+                best = e[i]
+        v = e[seat] - best
+        if v > self.eval_bound:
+            return self.eval_bound
+        if v < -self.eval_bound:
+            return -self.eval_bound
+        return v
+
+    # -- move ordering and chance outcomes -----------------------------------------------------------
+
+    cdef int ordered_actions(self, const State* s, int* acts) noexcept nogil:
+        """The legal actions, best first by the heuristic scores (stable)."""
+        cdef float sc[MAXLEGAL]
+        cdef int n = legal_actions(s, acts), i, j, a
+        cdef float x
+        if n > 1:
+            score_actions(s, acts, n, sc)
+            for i in range(1, n):
+                x = sc[i]
+                a = acts[i]
+                j = i - 1
+                while j >= 0 and sc[j] < x:
+                    sc[j + 1] = sc[j]
+                    acts[j + 1] = acts[j]
+                    j -= 1
+                sc[j + 1] = x
+                acts[j + 1] = a
+        return n
+
+    cdef int outcomes(self, const State* s, int d, uint64_t h, int8_t* out) noexcept nogil:
+        """The cards a draw from deck `d` may reveal, as the searching seat sees it (see the module
+        docstring). Returns their number, 0 when the draw is certain."""
+        cdef uint64_t mask[2]
+        cdef int8_t pool[DECKCAP + 3 * MAXP]
+        cdef int j, q, card, n = 0, k, t
+        cdef int8_t x
+        cdef Rng r
+        mask[0] = 0
+        mask[1] = 0
+        for j in range(s.deck_len[d]):
+            card = s.deck[d][j]
+            mask[card >> 6] |= (<uint64_t>1) << (card & 63)
+        for q in range(s.nplayers):
+            if q != self.seat:
+                for j in range(s.p[q].nres):
+                    if s.p[q].res_deck[j] == d:
+                        card = s.p[q].res[j]
+                        mask[card >> 6] |= (<uint64_t>1) << (card & 63)
+        for card in range(T.deck_first[d], T.deck_first[d] + T.deck_size[d]):
+            if (mask[card >> 6] >> (card & 63)) & 1:
+                pool[n] = card
+                n += 1
+        if n <= 1:
+            return 0
+        k = self.chance_k
+        if n <= k:
+            memcpy(out, pool, n)
+            return n
+        rng_seed(&r, h)
+        for j in range(k):
+            t = j + <int>rng_below(&r, n - j)
+            x = pool[t]
+            pool[t] = pool[j]
+            pool[j] = x
+            out[j] = x
+        return k
+
+    cdef void put_on_top(self, State* s, int d, int card) noexcept nogil:
+        """Make `card` the top of deck `d`, swapping it with the old top (in the deck or in another
+        seat's blind reserve)."""
+        cdef int top = s.deck_len[d] - 1, j, q
+        cdef int8_t old = s.deck[d][top]
+        if old == card:
+            return
+        for j in range(top):
+            if s.deck[d][j] == card:
+                s.deck[d][j] = old
+                s.deck[d][top] = card
+                return
+        for q in range(s.nplayers):
+            if q != self.seat:
+                for j in range(s.p[q].nres):
+                    if s.p[q].res_deck[j] == d and s.p[q].res[j] == card:
+                        s.p[q].res[j] = old
+                        s.deck[d][top] = card
+                        return
+
+    cdef inline void tick(self) noexcept nogil:
+        self.nodes += 1
+        if self.use_deadline and (self.nodes & 1023) == 0 and now() >= self.deadline:
+            self.aborted = 1
+
+    # -- paranoid / minimax with alpha-beta and Star1 -------------------------------------------------
+
+    cdef float ab(self, State* s, int depth, float alpha, float beta, uint64_t h, int ply,
+                  const int* forced, int nforced, int probe) noexcept nogil:
+        """The value of `s` for the searching seat, fail-soft within (alpha, beta). `forced`: the
+        rest of a root move's actions (only those are tried here). `probe`: try only the first
+        move (a Star2 probe: a bound, not the value)."""
+        cdef int acts[MAXLEGAL]
+        cdef float e[MAXP]
+        cdef int n, i, k, j
+        cdef float v, best
+        cdef bint maximize
+        self.tick()
+        self.pvlen[ply] = 0
+        if self.aborted:
+            return 0
+        if s.over:
+            return self.terminal_score(s, self.seat)
+        if depth <= 0 and s.phase == PH_MAIN and nforced == 0:
+            eval_state(s, &self.wt, e)
+            return self.leaf_score(e, self.seat)
+        if nforced > 0:
+            acts[0] = forced[0]
+            n = 1
+        else:
+            n = self.ordered_actions(s, acts)
+            if probe:
+                n = 1
+        maximize = s.to_move == self.seat
+        best = -INF if maximize else INF
+        for i in range(n):
+            k = action_key(s, acts[i])
+            v = self.child(s, acts[i], depth, alpha, beta, mix(h, <uint64_t>acts[i]), ply,
+                           forced + 1 if nforced > 0 else forced, nforced - 1 if nforced > 0 else 0)
+            if self.aborted:
+                return 0
+            if (v > best) if maximize else (v < best):
+                best = v
+                self.pv[ply][0] = k
+                for j in range(self.pvlen[ply + 1]):
+                    self.pv[ply][j + 1] = self.pv[ply + 1][j]
+                self.pvlen[ply] = self.pvlen[ply + 1] + 1
+            if maximize:
+                if best > alpha:
+                    alpha = best
+            elif best < beta:
+                beta = best
+            if alpha >= beta:
+                break
+        return best
+
+    cdef float child(self, const State* s, int a, int depth, float alpha, float beta, uint64_t h,
+                     int ply, const int* forced, int nforced) noexcept nogil:
+        """The value of applying action `a` to `s`, fail-soft within (alpha, beta): a chance node
+        when it draws a card, searched with Star2 probing and Star1 windows."""
+        cdef State c
+        cdef int8_t outs[MAXCHANCE]
+        cdef float ub[MAXCHANCE]
+        cdef float lb[MAXCHANCE]
+        cdef int d = draw_deck(s, a), n = 0, i, j, cd
+        cdef float v, lo, hi, total = 0, sum_ub, sum_lb, U = self.bound, L = -self.bound
+        if d >= 0:
+            n = self.outcomes(s, d, h, outs)
+        if n == 0:
+            memcpy(&c, s, sizeof(State))
+            apply_action(&c, a)
+            return self.ab(&c, depth - (c.turn - s.turn), alpha, beta, h, ply + 1, forced, nforced, 0)
+        self.chance_nodes += 1
+        for i in range(n):
+            ub[i] = U
+            lb[i] = L
+        sum_ub = n * U
+        sum_lb = n * L
+        # every outcome leads to the same kind of node: the draw changes no token, bonus or turn
+        memcpy(&c, s, sizeof(State))
+        self.put_on_top(&c, d, outs[0])
+        apply_action(&c, a)
+        cd = depth - (c.turn - s.turn)
+        if self.star2 and nforced == 0 and not c.over and not (cd <= 0 and c.phase == PH_MAIN):
+            # Star2: search only the first (best-ordered) move after each outcome. At max nodes
+            # that is a lower bound, which may prove a fail high; at min nodes an upper bound,
+            # which may prove a fail low. The bounds then tighten the Star1 windows below.
+            if c.to_move == self.seat and beta <= U:
+                for i in range(n):
+                    hi = n * beta - (sum_lb - L)
+                    if hi > U:
+                        hi = U + 1
+                    if i > 0:
+                        memcpy(&c, s, sizeof(State))
+                        self.put_on_top(&c, d, outs[i])
+                        apply_action(&c, a)
+                    v = self.ab(&c, cd, L - 1, hi, mix(h, <uint64_t>(1000 + outs[i])), ply + 1, forced, 0, 1)
+                    if self.aborted:
+                        return 0
+                    lb[i] = v
+                    sum_lb += v - L
+                    if sum_lb >= n * beta:
+                        v = sum_lb / n
+                        return v if v > beta else beta
+            elif c.to_move != self.seat and alpha >= L:
+                for i in range(n):
+                    lo = n * alpha - (sum_ub - U)
+                    if lo < L:
+                        lo = L - 1
+                    if i > 0:
+                        memcpy(&c, s, sizeof(State))
+                        self.put_on_top(&c, d, outs[i])
+                        apply_action(&c, a)
+                    v = self.ab(&c, cd, lo, U + 1, mix(h, <uint64_t>(1000 + outs[i])), ply + 1, forced, 0, 1)
+                    if self.aborted:
+                        return 0
+                    ub[i] = v
+                    sum_ub += v - U
+                    if sum_ub <= n * alpha:
+                        v = sum_ub / n
+                        return v if v < alpha else alpha
+        for i in range(n):
+            # Star1: the window outcome i must hit for the average to leave (alpha, beta), given
+            # the exact values before it and the bounds of the ones after it
+            sum_ub -= ub[i]
+            sum_lb -= lb[i]
+            lo = n * alpha - total - sum_ub
+            hi = n * beta - total - sum_lb
+            if lo < L:
+                lo = L - 1
+            if hi > U:
+                hi = U + 1
+            memcpy(&c, s, sizeof(State))
+            self.put_on_top(&c, d, outs[i])
+            apply_action(&c, a)
+            v = self.ab(&c, cd, lo, hi, mix(h, <uint64_t>(1000 + outs[i])), ply + 1, forced, nforced, 0)
+            if self.aborted:
+                return 0
+            total += v
+            if i == 0:
+                self.cpvlen[ply] = self.pvlen[ply + 1]
+                for j in range(self.pvlen[ply + 1]):
+                    self.cpv[ply][j] = self.pv[ply + 1][j]
+            if v <= lo or total + sum_ub <= n * alpha:
+                # the average cannot rise above alpha: an upper bound (fail low)
+                v = (total + sum_ub) / n
+                return v if v < alpha else alpha
+            if v >= hi or total + sum_lb >= n * beta:
+                # the average cannot fall below beta: a lower bound (fail high)
+                v = (total + sum_lb) / n
+                return v if v > beta else beta
+        self.pvlen[ply + 1] = self.cpvlen[ply]
+        for j in range(self.cpvlen[ply]):
+            self.pv[ply + 1][j] = self.cpv[ply][j]
+        return total / n
+
+    # -- max^n --------------------------------------------------------------------------------------
+
+    cdef void maxn(self, State* s, int depth, uint64_t h, int ply, const int* forced, int nforced,
+                   float* out) noexcept nogil:
+        cdef int acts[MAXLEGAL]
+        cdef float e[MAXP]
+        cdef float v[MAXP]
+        cdef int n, i, k, j, q, mover
+        cdef float best = -INF
+        self.tick()
+        self.pvlen[ply] = 0
+        if self.aborted:
+            return
+        if s.over:
+            for q in range(self.nplayers):
+                out[q] = self.terminal_score(s, q)
+            return
+        if depth <= 0 and s.phase == PH_MAIN and nforced == 0:
+            eval_state(s, &self.wt, e)
+            for q in range(self.nplayers):
+                out[q] = self.leaf_score(e, q)
+            return
+        if nforced > 0:
+            acts[0] = forced[0]
+            n = 1
+        else:
+            n = self.ordered_actions(s, acts)
+        mover = s.to_move
+        for i in range(n):
+            k = action_key(s, acts[i])
+            self.maxn_child(s, acts[i], depth, mix(h, <uint64_t>acts[i]), ply,
+                            forced + 1 if nforced > 0 else forced, nforced - 1 if nforced > 0 else 0, v)
+            if self.aborted:
+                return
+            if v[mover] > best:
+                best = v[mover]
+                for q in range(self.nplayers):
+                    out[q] = v[q]
+                self.pv[ply][0] = k
+                for j in range(self.pvlen[ply + 1]):
+                    self.pv[ply][j + 1] = self.pv[ply + 1][j]
+                self.pvlen[ply] = self.pvlen[ply + 1] + 1
+
+    cdef void maxn_child(self, const State* s, int a, int depth, uint64_t h, int ply,
+                         const int* forced, int nforced, float* out) noexcept nogil:
+        cdef State c
+        cdef int8_t outs[MAXCHANCE]
+        cdef float v[MAXP]
+        cdef int d = draw_deck(s, a), n = 0, i, j, q
+        if d >= 0:
+            n = self.outcomes(s, d, h, outs)
+        if n == 0:
+            memcpy(&c, s, sizeof(State))
+            apply_action(&c, a)
+            self.maxn(&c, depth - (c.turn - s.turn), h, ply + 1, forced, nforced, out)
+            return
+        self.chance_nodes += 1
+        for q in range(self.nplayers):
+            out[q] = 0
+        for i in range(n):
+            memcpy(&c, s, sizeof(State))
+            self.put_on_top(&c, d, outs[i])
+            apply_action(&c, a)
+            self.maxn(&c, depth - (c.turn - s.turn), mix(h, <uint64_t>(1000 + outs[i])), ply + 1,
+                      forced, nforced, v)
+            if self.aborted:
+                return
+            for q in range(self.nplayers):
+                out[q] += v[q]
+            if i == 0:
+                self.cpvlen[ply] = self.pvlen[ply + 1]
+                for j in range(self.pvlen[ply + 1]):
+                    self.cpv[ply][j] = self.pv[ply + 1][j]
+        for q in range(self.nplayers):
+            out[q] /= n
+        self.pvlen[ply + 1] = self.cpvlen[ply]
+        for j in range(self.cpvlen[ply]):
+            self.pv[ply + 1][j] = self.cpv[ply][j]
+
+    # -- driver -------------------------------------------------------------------------------------
+
+    cdef int search_depth(self, int depth) noexcept nogil:
+        """Search every root move at `depth` into cur*: its value averaged over the worlds (exact,
+        or with root_exact = 0 an upper bound when it cannot beat the best move before it; the
+        worlds are then the outcomes of a chance node, with Star1 windows). Returns 0, or 1 if
+        the deadline stopped it."""
+        cdef State s
+        cdef float v[MAXP]
+        cdef float alpha, best = -self.bound - 1, lo, total, U = self.bound, L = -self.bound
+        cdef int w, i, m, q, j, nw = self.nworlds
+        cdef long before
+        for i in range(self.nroot):
+            m = self.order[i]
+            self.cur_rnodes[m] = 0
+            self.cur_rpvlen[m] = 0
+            self.cur_nexact[m] = 1
+            for q in range(MAXP):
+                self.cur[m * MAXP + q] = 0
+            alpha = -self.bound - 1 if self.root_exact else best
+            before = self.nodes
+            total = 0
+            for w in range(nw):
+                memcpy(&s, &self.worlds[w], sizeof(State))
+                if self.algo == ALGO_MAXN:
+                    self.maxn(&s, depth, self.world_hash[w], 0, &self.seq[m * MAXSEQ], self.seqlen[m], v)
+                else:
+                    lo = nw * alpha - total - (nw - 1 - w) * U
+                    if lo < L:
+                        lo = L - 1
+                    v[self.seat] = self.ab(&s, depth, lo, U + 1, self.world_hash[w], 0,
+                                           &self.seq[m * MAXSEQ], self.seqlen[m], 0)
+                if self.aborted:
+                    return 1
+                if w == 0:
+                    self.cur_rpvlen[m] = self.pvlen[0]
+                    for j in range(self.pvlen[0]):
+                        self.cur_rpv[m * MAXPLY + j] = self.pv[0][j]
+                if self.algo == ALGO_MAXN:
+                    for q in range(self.nplayers):
+                        self.cur[m * MAXP + q] += v[q] / nw
+                    continue
+                total += v[self.seat]
+                if v[self.seat] <= lo or total + (nw - 1 - w) * U <= nw * alpha:
+                    # no better than the best move so far: an upper bound
+                    self.cur_nexact[m] = 0
+                    total = (total + (nw - 1 - w) * U) / nw
+                    if total > alpha:
+                        total = alpha
+                    break
+            else:
+                total /= nw
+            self.cur_rnodes[m] = self.nodes - before
+            if self.algo != ALGO_MAXN:
+                self.cur[m * MAXP + self.seat] = total
+                if total > best:
+                    best = total
+        return 0
+
+    cdef void sort_root(self) noexcept nogil:
+        """Order the root moves best first by the last finished depth (stable)."""
+        cdef int i, j, m
+        for i in range(self.nroot):
+            self.order[i] = i
+        for i in range(1, self.nroot):
+            m = self.order[i]
+            j = i - 1
+            while j >= 0 and self.val[self.order[j] * MAXP + self.seat] < self.val[m * MAXP + self.seat]:
+                self.order[j + 1] = self.order[j]
+                j -= 1
+            self.order[j + 1] = m
+
+    def run(self, int max_depth=0, double seconds=0.0):
+        """Iterative deepening from depth 1 to `max_depth` (0: no depth limit) within `seconds`
+        (0: no time limit; at least one limit must be given). Depth 1 always finishes. Returns
+        the depth of the kept result."""
+        cdef double start = now(), t0, t1, last = 0, prev = 0, grow
+        cdef int d, m, q, stopped = 0
+        if max_depth <= 0 and seconds <= 0:
+            raise ValueError("give a depth or a time limit")
+        if max_depth <= 0 or max_depth > MAXDEPTH:
+            max_depth = MAXDEPTH
+        self.deadline = start + seconds
+        with nogil:
+            # a fixed depth needs no shallower searches, unless they order the root moves
+            d = 1 if seconds > 0 or not self.root_exact else max_depth
+            while d <= max_depth:
+                t0 = now()
+                if seconds > 0 and d > 1:
+                    # do not start a depth that would not finish: assume it grows like the last one
+                    grow = last / prev if prev > 0 else 10.0
+                    if grow < 2:
+                        grow = 2
+                    if t0 + last * grow > self.deadline:
+                        break
+                self.use_deadline = seconds > 0 and d > 1
+                self.aborted = 0
+                stopped = self.search_depth(d)
+                if stopped:
+                    break
+                t1 = now()
+                prev = last
+                last = t1 - t0
+                with gil:
+                    self.depth_seconds.append(last)
+                for m in range(self.nroot):
+                    self.rnodes[m] = self.cur_rnodes[m]
+                    self.nexact[m] = self.cur_nexact[m]
+                    for q in range(MAXP):
+                        self.val[m * MAXP + q] = self.cur[m * MAXP + q]
+                    self.rpvlen[m] = self.cur_rpvlen[m]
+                    memcpy(&self.rpv[m * MAXPLY], &self.cur_rpv[m * MAXPLY], self.cur_rpvlen[m] * sizeof(int16_t))
+                self.depth_done = d
+                if not self.root_exact and self.algo != ALGO_MAXN:
+                    self.sort_root()
+                if seconds > 0 and now() >= self.deadline:
+                    break
+                d += 1
+        self.use_deadline = 0
+        self.aborted = 0
+        self.seconds += now() - start
+        return self.depth_done
+
+    def results(self):
+        """[(values per seat, nodes below, principal variation keys, exact)] per root move, in the
+        order given; for paranoid only the searching seat's value is set (the others are None).
+        The principal variation (world 0) starts with the root move's own actions. `exact` is
+        False when, with root_exact = 0, the value is an upper bound in some world (a move
+        alpha-beta showed to be no better than one searched before it)."""
+        out = []
+        cdef int m, q, j
+        for m in range(self.nroot):
+            if self.algo == ALGO_MAXN:
+                vals = [self.val[m * MAXP + q] for q in range(self.nplayers)]
+            else:
+                vals = [self.val[m * MAXP + q] if q == self.seat else None for q in range(self.nplayers)]
+            pv = [self.rpv[m * MAXPLY + j] for j in range(self.rpvlen[m])]
+            out.append((vals, self.rnodes[m], pv, bool(self.nexact[m])))
+        return out
+
+    @property
+    def win_value(self):
+        return self.win
+
+    @property
+    def worlds(self):
+        return self.nworlds

@@ -1,0 +1,116 @@
+"""Depth-limited expectimax with chance nodes at card reveals (the search loop is
+ext/splendor_ai/_expectimax.pyx, whose docstring describes the algorithm in full).
+
+In short: `dets` worlds are sampled from the seat's view (hidden blind reserves and deck order);
+in each world every legal whole turn is searched to `depth` whole turns; a card drawn from a deck
+is a chance node over the cards the seat has not seen (all of them when at most `chance_samples`,
+else that many sampled with a seeded rng); the root values are averaged over the worlds. Two
+players: minimax with alpha-beta and Star1 at chance nodes. Three or four: paranoid (default,
+alpha-beta) or max^n (`algo="maxn"`). Leaves: the static evaluation, my value minus the best
+opponent's, clamped to [-eval_bound, eval_bound]; finished games score +-(eval_bound + 2).
+
+Scores are in evaluation (prestige-point) units. `MoveInfo.value` turns them into a win chance
+like the MCTS cut-offs do (a logistic of `eval_scale` x score; a decided game is 1, 0, or the
+share); the raw scores are in `SearchInfo.extra["scores"]`, in the order of `SearchInfo.moves`.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import _expectimax
+from ..errors import ConfigError
+from ..state import State, View
+from .base import Decision, Limit, MoveInfo, Player, SearchInfo
+from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS
+from .keys import line_to_moves
+from .mcts import derive_seed
+
+ALGOS = {"paranoid": 0, "maxn": 1}
+
+
+class ExpectimaxPlayer(Player):
+    """Parameters: depth (whole turns; a fixed depth) and/or seconds (iterative deepening until
+    the time is up, capped at `depth` if given; default: depth 2), dets (worlds sampled from the
+    view, default 1), chance_samples (outcomes per card reveal, default 4), algo ("paranoid" or
+    "maxn"), eval_bound (leaf clamp, default 30), eval_scale (score -> win chance), weights."""
+
+    def __init__(self, seed: int = 0, depth: int | None = None, seconds: float | None = None,
+                 dets: int = 1, chance_samples: int = 4, algo: str = "paranoid",
+                 eval_bound: float = 30.0, exact_root: bool = True, eval_scale: float = DEFAULT_SCALE,
+                 weights=DEFAULT_WEIGHTS):
+        if algo not in ALGOS:
+            raise ConfigError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+        if depth is None and seconds is None:
+            depth = 2
+        if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 40):
+            raise ConfigError(f"depth must be an integer in 1-40, got {depth!r}")
+        if seconds is not None and (not isinstance(seconds, (int, float)) or seconds <= 0):
+            raise ConfigError(f"seconds must be positive, got {seconds!r}")
+        if not isinstance(dets, int) or not 1 <= dets <= 64:
+            raise ConfigError(f"dets must be an integer in 1-64, got {dets!r}")
+        if not isinstance(chance_samples, int) or not 1 <= chance_samples <= 64:
+            raise ConfigError(f"chance_samples must be an integer in 1-64, got {chance_samples!r}")
+        if not isinstance(eval_bound, (int, float)) or eval_bound <= 0:
+            raise ConfigError(f"eval_bound must be positive, got {eval_bound!r}")
+        if len(weights) != 10:
+            raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
+        self.seed = seed
+        self.depth, self.seconds, self.dets = depth, seconds, dets
+        self.algo = algo
+        self.eval_scale = float(eval_scale)
+        self.params = {"algo": ALGOS[algo], "chance_samples": chance_samples,
+                       "eval_bound": float(eval_bound), "root_exact": int(bool(exact_root)),
+                       "weights": [float(w) for w in weights]}
+
+    def choose(self, view: View, limit: Limit | None = None) -> Decision:
+        if isinstance(view, State):
+            raise TypeError("a hidden-information player is given a View, never the true State")
+        limit = limit or Limit()
+        depth = limit.depth or (self.depth if limit.seconds is None else None)
+        seconds = limit.seconds or (self.seconds if limit.depth is None else None)
+        dets = limit.dets or self.dets
+        seat = view.to_move
+        table = view.legal_moves._table
+        moves = list(table)
+        seed = derive_seed(self.seed, view.turn)
+        search = _expectimax.Search(view._core, [table[m] for m in moves], self.params, seed, dets)
+        if len(moves) == 1:   # nothing to choose: one shallow search for a value
+            depth, seconds = 1, None
+        reached = search.run(depth or 0, seconds or 0.0)
+        rows = []
+        for i, (move, (vals, nodes, pv, exact)) in enumerate(zip(moves, search.results())):
+            rows.append((vals[seat], not exact, i, move, vals, nodes, pv))
+        # best first; at equal scores an exact value before a bound, then the legal-move order
+        rows.sort(key=lambda r: (-r[0], r[1], r[2]))
+        infos, scores = [], []
+        for score, _, _, move, vals, nodes, pv in rows:
+            line = [str(move)] + line_to_moves(pv[len(table[move]):])
+            infos.append(MoveInfo(move, nodes, self._chance(score), 0.0, tuple(line),
+                                  self._seat_values(vals, seat)))
+            scores.append(round(score, 4))
+        nodes = search.nodes
+        info = SearchInfo(moves=tuple(infos), iterations=0, seconds=search.seconds, seed=seed, nodes=nodes,
+                          extra={"algo": self.algo, "depth": reached, "dets": dets,
+                                 "chance_samples": self.params["chance_samples"],
+                                 "exact_values": all(not r[1] for r in rows),
+                                 "chance_nodes": search.chance_nodes,
+                                 "nodes_per_s": round(nodes / search.seconds) if search.seconds > 0 else None,
+                                 "depth_seconds": [round(t, 4) for t in search.depth_seconds],
+                                 "scores": scores})
+        return Decision(infos[0].move, info)
+
+    def _chance(self, score: float) -> float:
+        """A search score as a win chance: beyond the leaf clamp only a finished game (a win or a
+        loss) can score; inside it, a logistic of the score (a share of a win scores inside)."""
+        bound = self.params["eval_bound"]
+        if abs(score) > bound:
+            return float(score > 0)
+        return 1.0 / (1.0 + math.exp(-self.eval_scale * score))
+
+    def _seat_values(self, vals, seat) -> tuple[float, ...]:
+        if all(v is not None for v in vals):                 # max^n: every seat's own score
+            return tuple(self._chance(v) for v in vals)
+        if len(vals) == 2:                                   # two players: zero-sum
+            p = self._chance(vals[seat])
+            return tuple(p if i == seat else 1 - p for i in range(2))
+        return ()
