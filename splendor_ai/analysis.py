@@ -1,0 +1,336 @@
+"""Analysis and hints: what the search thinks of a position, from one seat's point of view.
+
+`analyse(position, limit)` runs the MCTS search of `splendor_ai.players.mcts` on a `View` and
+reports the ranked candidate moves (visits, win rates for the side to move and for every seat,
+prior, principal variation, a plain-English description) and a summary of the root. `hint` turns
+that into a best move, a one-line reason and the runner-up.
+
+Hidden information: analysis only ever searches a `View`. Given a `State` (the true game, hidden
+cards included), `analyse` takes `state.view(seat)` before anything else and never looks at the
+state again, so two true states with the same view of the analysing seat give the same analysis
+for the same seed (tests/test_hidden_info.py).
+
+The search is driven here rather than through `Player.choose` so that a long search can report
+progress: `_mcts.Search.run` continues the same tree when called again, so running it in chunks
+gives exactly the result of one run (for an iteration limit). With the same spec and seed, the
+ranked moves are the ones `MCTSPlayer.choose` would produce on a fresh tree, so a hint names the
+move the AI of that strength would play.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .errors import ConfigError, SplendorError
+from .state import State, View
+
+DEFAULT_SPEC = "mcts"
+DEFAULT_TOP_K = 5
+
+
+class AnalysisError(SplendorError):
+    """A position or request that cannot be analysed (game over, wrong seat, non-search player)."""
+
+
+@dataclass(frozen=True)
+class MoveAnalysis:
+    """One candidate move of the side to move, as the search sees it."""
+
+    move: str                          # whole turn, canonical notation
+    visits: int
+    winrate: float | None              # expected result of the side to move (None: never visited)
+    prior: float
+    pv: tuple[str, ...]                # the expected line, starting with `move`
+    seat_winrates: tuple[float | None, ...]
+    description: str | None            # plain English (None when it cannot be described)
+
+    def to_json(self, order: int | None = None) -> dict:
+        out = {"move": self.move, "visits": self.visits, "winrate": _num(self.winrate),
+               "prior": _num(self.prior), "pv": list(self.pv), "description": self.description,
+               "seatWinrates": [_num(v) for v in self.seat_winrates]}
+        if order is not None:
+            out = {"order": order, **out}
+        return out
+
+
+@dataclass(frozen=True)
+class Analysis:
+    seat: int                          # the analysing seat (whose view was searched)
+    to_move: int
+    turn: int
+    position: str                      # the analysing seat's view, as a position string
+    moves: tuple[MoveAnalysis, ...]    # ranked, best first, at most top_k
+    legal_moves: int | None            # count (None when the analysing seat is not to move)
+    iterations: int
+    visits: int                        # root visits: iterations that reached a candidate move
+    seconds: float
+    nodes: int
+    winrate: float | None              # the side to move's current expected result
+    seat_winrates: tuple[float | None, ...]
+    spec: str
+    seed: int
+    done: bool = True                  # False for a progress report during the search
+
+    @property
+    def best(self) -> MoveAnalysis:
+        return self.moves[0]
+
+    def root_json(self) -> dict:
+        return {"seat": self.seat, "toMove": self.to_move, "turn": self.turn,
+                "winrate": _num(self.winrate), "seatWinrates": [_num(v) for v in self.seat_winrates],
+                "iterations": self.iterations, "visits": self.visits, "seconds": round(self.seconds, 3),
+                "nodes": self.nodes, "legalMoves": self.legal_moves, "spec": self.spec,
+                "seed": self.seed, "position": self.position}
+
+    def to_json(self) -> dict:
+        return {"isDuringSearch": not self.done,
+                "moveInfos": [m.to_json(i) for i, m in enumerate(self.moves)],
+                "rootInfo": self.root_json()}
+
+
+@dataclass(frozen=True)
+class Hint:
+    move: str
+    description: str | None
+    reason: str                        # one line: why, in search figures
+    runner_up: MoveAnalysis | None
+    analysis: Analysis
+
+    def to_json(self) -> dict:
+        return {"move": self.move, "description": self.description, "reason": self.reason,
+                "runnerUp": self.runner_up.to_json() if self.runner_up else None,
+                "moveInfos": [m.to_json(i) for i, m in enumerate(self.analysis.moves)],
+                "rootInfo": self.analysis.root_json()}
+
+
+def _num(x):
+    return None if x is None or x != x else round(float(x), 4)
+
+
+def _nan_to_none(x: float) -> float | None:
+    return None if x != x else x
+
+
+def pct(x: float | None) -> str:
+    """A win rate as a percentage for people ("n/a" when the move was never visited)."""
+    return "n/a" if x is None else f"{100 * x:.0f}%"
+
+
+def _make_search_player(spec: str, seed: int):
+    """The MCTS player a spec describes (its parameters drive the search). Analysis needs a
+    searching player of hidden information: `mcts` in ISMCTS or PIMC mode."""
+    from .players.mcts import MCTSPlayer
+    from .players.spec import parse_spec
+    name, kwargs = parse_spec(spec)
+    if name != "mcts":
+        raise ConfigError(f"spec {spec!r}: analysis needs a search player, i.e. an mcts(...) spec")
+    try:
+        player = MCTSPlayer(seed=seed, **kwargs)
+    except TypeError as e:
+        raise ConfigError(f"spec {spec!r}: {e}") from None
+    player.spec = spec.strip()
+    if player.perfect_information:
+        player.close()
+        raise ConfigError(f"spec {spec!r}: mode='perfect' searches the true state, which analysis never sees")
+    return player
+
+
+def _check_seed(seed) -> int:
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+        raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    return seed
+
+
+def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec: str = DEFAULT_SPEC,
+            seed: int = 0, seat: int | None = None,
+            progress: Callable[[Analysis], None] | None = None,
+            report_every: float | None = None) -> Analysis:
+    """Search `position` from the view of `seat` (default: the seat to move) and rank the moves.
+
+    `position` is a View, or a State whose view is taken first (nothing else is read from it).
+    `limit` is a `players.Limit` (iterations and/or seconds; unset: the spec's own limit). With
+    `progress` and `report_every` (seconds), `progress(partial_analysis)` is called about that
+    often while the search runs."""
+    if isinstance(position, State):
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
+                                 or not 0 <= seat < position.players):
+            raise AnalysisError(f"seat must be 0-{position.players - 1}, got {seat!r}")
+        view = position.view(seat)          # first: the search never sees the true state
+        del position
+    elif isinstance(position, View):
+        view = position
+        if seat is not None and seat != view.seat:
+            raise AnalysisError(f"seat {seat}: this is seat {view.seat}'s view; analyse a State to choose the seat")
+    else:
+        raise TypeError(f"analyse() takes a View or a State, not {type(position).__name__}")
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+        raise ConfigError(f"top_k must be a positive integer, got {top_k!r}")
+    _check_seed(seed)
+    if report_every is not None and not (isinstance(report_every, (int, float)) and report_every > 0):
+        raise ConfigError(f"report_every must be a positive number of seconds, got {report_every!r}")
+    if view.is_over():
+        raise AnalysisError(f"the game is over ({view.result().reason}): there is no move to analyse")
+    return _Search(view, spec, seed, limit).run(top_k, progress, report_every)
+
+
+def hint(position: View | State, limit=None, spec: str = DEFAULT_SPEC, seed: int = 0,
+         seat: int | None = None, top_k: int = DEFAULT_TOP_K) -> Hint:
+    """The best move for the seat to move, a one-line reason and the runner-up."""
+    a = analyse(position, limit, max(2, top_k), spec, seed, seat)
+    if a.seat != a.to_move:
+        raise AnalysisError(f"seat {a.seat} is not to move (seat {a.to_move} is): a hint is for the seat to move")
+    best = a.moves[0]
+    runner = a.moves[1] if len(a.moves) > 1 else None
+    return Hint(best.move, best.description, _reason(a, best, runner), runner, a)
+
+
+_VERBS = (("takes", "Take"), ("reserves", "Reserve"), ("buys", "Buy"), ("passes", "Pass"))
+_CLAUSES = ((" and takes a gold token", " and take a gold token"), (" from their hand", " from your hand"),
+            (", then returns ", ", then return "), (", and is visited by noble", ", and get a visit from noble"))
+
+
+def imperative(description: str) -> str:
+    """'Player 1 buys card #4 ..., paying 2 red.' -> 'Buy card #4 ..., paying 2 red' (advice to the
+    mover); a sentence of another shape is returned without its final full stop."""
+    import re
+    text = description.rstrip(".")
+    m = re.match(r"Player \d+ (\w+) ", text)
+    verbs = dict(_VERBS)
+    if not m or m[1] not in verbs:
+        return text
+    text = verbs[m[1]] + " " + text[m.end():]
+    for old, new in _CLAUSES:
+        text = text.replace(old, new)
+    return text
+
+
+def _reason(a: Analysis, best: MoveAnalysis, runner: MoveAnalysis | None) -> str:
+    what = imperative(best.description) if best.description else best.move
+    if a.legal_moves == 1:
+        return f"{what} (the only legal move)"
+    figures = f"{pct(best.winrate)} win rate, {best.visits} of {a.visits} visits"
+    text = f"{what} ({figures})"
+    if runner is not None:
+        text += f"; runner-up {runner.move} at {pct(runner.winrate)}"
+    return text
+
+
+class _Search:
+    """One analysis: the MCTS player's search over a view, run in chunks when reporting."""
+
+    def __init__(self, view: View, spec: str, seed: int, limit):
+        from .players.base import Limit
+        from .players.mcts import MODES, derive_seed
+        from . import _mcts
+        self.view = view
+        self.spec = spec
+        self.seed = seed
+        player = _make_search_player(spec, seed)
+        self.player = player
+        limit = limit or Limit()
+        self.iterations = limit.iterations or (player.iterations if limit.seconds is None else None)
+        self.seconds = limit.seconds or (player.seconds if limit.iterations is None else None)
+        dets = limit.dets or player.dets
+        search_seed = derive_seed(player.seed, view.turn)
+        core = view._core
+        mode = MODES[player.mode]
+        self.searches = [_mcts.Search(core, player.params, search_seed, mode, dets, player.max_nodes)]
+        for w in range(1, player.workers):
+            self.searches.append(_mcts.Search(core, player.params, derive_seed(search_seed, w), mode, dets,
+                                              player.max_nodes))
+        self.per_worker = None if self.iterations is None else max(1, math.ceil(self.iterations / player.workers))
+
+    def _run_all(self, iterations: int, seconds: float) -> None:
+        run = lambda s: s.run(iterations, seconds)
+        if self.player._pool and len(self.searches) > 1:
+            list(self.player._pool.map(run, self.searches))
+        else:
+            for s in self.searches:
+                run(s)
+
+    def run(self, top_k: int, progress=None, report_every: float | None = None) -> Analysis:
+        try:
+            if progress is None or report_every is None:
+                self._run_all(self.per_worker or 0, self.seconds or 0.0)
+            else:
+                start = time.monotonic()
+                while True:
+                    left_iters = 0
+                    if self.per_worker is not None:
+                        left_iters = self.per_worker - self.searches[0].iterations
+                        if left_iters <= 0:
+                            break
+                    chunk = report_every
+                    if self.seconds is not None:
+                        left = self.seconds - (time.monotonic() - start)
+                        if left <= 0:
+                            break
+                        chunk = min(chunk, left)
+                    self._run_all(left_iters, chunk)
+                    if self.per_worker is not None and self.searches[0].iterations >= self.per_worker:
+                        break
+                    if self.seconds is not None and time.monotonic() - start >= self.seconds:
+                        break
+                    progress(self._collect(top_k, done=False))
+            return self._collect(top_k, done=True)
+        finally:
+            self.player.close()
+
+    def _collect(self, top_k: int, done: bool) -> Analysis:
+        from .players.keys import line_to_moves
+        from .players.mcts import derive_seed
+        view = self.view
+        core = view._core
+        seat = view.to_move
+        mover_view = view.seat == seat
+        legal_keys = {core.action_key(a) for a in core.legal_actions()} if mover_view else None
+        stats: dict[int, list] = {}
+        for s in self.searches:
+            for key, visits, wsum, prior in s.root_stats():
+                if legal_keys is not None and key not in legal_keys:
+                    continue
+                e = stats.setdefault(key, [0, [0.0] * len(wsum), prior])
+                e[0] += visits
+                e[1] = [a + b for a, b in zip(e[1], wsum)]
+        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
+        tree = self.searches[0]
+        infos = []
+        for key, (visits, wsum, prior) in ranked[:top_k]:
+            line = [k for k, _, _ in tree.principal_variation(key)] or [key]
+            if mover_view:
+                move = str(self.player._complete(view, key, line))
+            else:
+                move = line_to_moves(line)[0]
+            pv = line_to_moves(line) or [move]
+            pv[0] = move
+            values = tuple(_nan_to_none(w / visits) if visits else None for w in wsum)
+            infos.append(MoveAnalysis(move, visits, values[seat], prior, tuple(pv), values,
+                                      self._describe(move)))
+        if not infos and mover_view:  # no iteration reached the root's children
+            move = str(self.player._complete(view, None, []))
+            infos.append(MoveAnalysis(move, 0, None, 1.0, (move,), (None,) * view.players,
+                                      self._describe(move)))
+        visits = sum(v for v, _, _ in stats.values())
+        totals = [sum(w[k] for _, w, _ in stats.values()) for k in range(view.players)]
+        seat_wr = tuple(t / visits if visits else None for t in totals)
+        return Analysis(
+            seat=view.seat, to_move=seat, turn=view.turn, position=view.position(),
+            moves=tuple(infos), legal_moves=len(view.legal_moves) if mover_view else None,
+            iterations=sum(s.iterations for s in self.searches), visits=visits,
+            seconds=max(s.seconds for s in self.searches), nodes=sum(s.nodes_used for s in self.searches),
+            winrate=seat_wr[seat], seat_winrates=seat_wr, spec=self.spec, seed=self.seed, done=done)
+
+    def _describe(self, move: str) -> str | None:
+        view = self.view
+        try:
+            if view.seat == view.to_move:
+                return view.describe(move)
+            # another seat is to move: its hidden cards are unknown to this view, so describe
+            # the move in a world sampled from the view (public facts only, e.g. the payment)
+            from .players.mcts import derive_seed
+            world = view.resample(derive_seed(self.seed, view.turn, 1))
+            return world.describe(move) if move in world.legal_moves else None
+        except SplendorError:
+            return None

@@ -1,0 +1,247 @@
+"""The `splendor` command (also `python -m splendor_ai`): play, analyse, hint, engine.
+
+    splendor play [--players N] [--seat S ...] [--ai SPEC ...] [--hint SPEC] [--seed N]
+                  [--first-player S] [--load FILE]
+    splendor analyse (--position SPN1 | --json-file FILE | --record FILE [--game N] [--turn N])
+                     [--seat S] [--iterations N | --seconds S] [--top K] [--spec SPEC] [--seed N] [--json]
+    splendor hint    (same position and search options as analyse)
+    splendor engine  (JSON lines on stdin/stdout: docs/ENGINE.md)
+
+Imports are lazy so that the command starts fast: the engine, the players and rich are loaded by
+the subcommand that needs them. Bad input is reported in one line on stderr with exit status 2,
+never with a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_AI = "mcts(seconds=1)"
+EXIT_USAGE = 2
+
+
+class CLIError(Exception):
+    """A user error: printed as 'splendor <command>: error: <message>', exit status 2."""
+
+
+# -- argument parsing -------------------------------------------------------------------------------
+
+def _seat_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {text!r}") from None
+    if n not in (2, 3, 4):
+        raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {n}")
+    return n
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {n}")
+    return n
+
+
+def _pos_int(text: str) -> int:
+    n = _nonneg_int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def _pos_float(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}") from None
+    if not 0 < x < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return x
+
+
+def _seed(text: str) -> int:
+    n = _nonneg_int(text)
+    if n >= 2 ** 64:
+        raise argparse.ArgumentTypeError("expected an integer in [0, 2**64)")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="splendor", description="Splendor AI toolkit: play against the AI, "
+                                "analyse positions, get hints, run the JSON analysis engine.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a game in the terminal against the AI",
+                          description="Play a game against one to three AI opponents. On your turn type a move "
+                          "in notation (e.g. +wbg, b45, rL2; see docs/NOTATION.md) or its number in the list, or "
+                          "a command: hint, undo, moves, board, save FILE, load FILE, help, quit.")
+    play.add_argument("--players", type=_seat_count, default=2, help="number of players, 2-4 (default 2)")
+    play.add_argument("--seat", type=_nonneg_int, action="append", metavar="S",
+                      help="a seat you play (0 moves first unless --first-player says otherwise); repeat for "
+                      "several human seats (default: 0)")
+    play.add_argument("--ai", action="append", metavar="SPEC",
+                      help=f"AI player spec, e.g. 'mcts(seconds=2)', 'mcts(iterations=5000)', 'greedy'; give it "
+                      f"once for every AI seat or once per AI seat in seat order (default {DEFAULT_AI!r})")
+    play.add_argument("--hint", metavar="SPEC", dest="hint_spec",
+                      help="the search behind 'hint' (default: the first AI's spec if it is an mcts spec, "
+                      f"else {DEFAULT_AI!r})")
+    play.add_argument("--seed", type=_seed, help="seed of the deal and of the AI (default: random, printed)")
+    play.add_argument("--first-player", type=_nonneg_int, default=0, metavar="S", help="the seat that moves first")
+    play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (a game record)")
+    play.set_defaults(func=cmd_play)
+
+    for name, helptext in (("analyse", "rank the moves of a position with the search"),
+                           ("hint", "the best move of a position, with a reason and the runner-up")):
+        a = sub.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] + ". The search "
+                           "only sees the analysing seat's view, even when given a full game record.",
+                           aliases=["analyze"] if name == "analyse" else [])
+        src = a.add_mutually_exclusive_group(required=True)
+        src.add_argument("--position", metavar="SPN1", help="a position string (docs/NOTATION.md)")
+        src.add_argument("--json-file", metavar="FILE", help="a file holding a JSON position")
+        src.add_argument("--record", metavar="FILE", help="a game record file (docs/RECORDS.md)")
+        a.add_argument("--game", type=_pos_int, default=1, metavar="N",
+                       help="with --record: the Nth game of the file (default 1)")
+        a.add_argument("--turn", type=_nonneg_int, metavar="N",
+                       help="with --record: the position after N moves (default: the last position)")
+        a.add_argument("--seat", type=_nonneg_int, metavar="S", help="the analysing seat (default: the seat to move)")
+        lim = a.add_argument_group("search limit (default: the spec's own, 2000 iterations for plain mcts)")
+        lim.add_argument("--iterations", type=_pos_int, metavar="N", help="search iterations")
+        lim.add_argument("--seconds", type=_pos_float, metavar="S", help="search time in seconds")
+        a.add_argument("--spec", default="mcts", help="the search player spec (default 'mcts')")
+        a.add_argument("--seed", type=_seed, default=0, help="search seed (default 0)")
+        a.add_argument("--top", type=_pos_int, default=5, metavar="K", help="how many moves to show (default 5)")
+        a.add_argument("--json", action="store_true", help="print JSON (the engine's response format)")
+        a.set_defaults(func=cmd_analyse if name == "analyse" else cmd_hint)
+
+    eng = sub.add_parser("engine", help="JSON-lines analysis engine on stdin/stdout (docs/ENGINE.md)",
+                         description="Read one JSON request per line on stdin, write one JSON response per "
+                         "line on stdout. See docs/ENGINE.md.")
+    eng.set_defaults(func=cmd_engine)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from . import __version__
+        print(f"splendor_ai {__version__}")
+        return 0
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    from .errors import SplendorError
+    name = "analyse" if args.command == "analyze" else args.command
+    try:
+        return args.func(args) or 0
+    except (CLIError, SplendorError, OSError) as e:
+        msg = str(e)
+        if isinstance(e, OSError) and e.filename:
+            msg = f"{e.filename}: {e.strerror}"
+        print(f"splendor {name}: error: {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+# -- positions from the command line ----------------------------------------------------------------
+
+def _request_from_args(args) -> dict:
+    """The engine request the analyse/hint options describe (so both check inputs the same way)."""
+    import json
+    if (args.turn is not None or args.game != 1) and not args.record:
+        raise CLIError("--turn and --game go with --record")
+    if args.iterations is not None and args.seconds is not None:
+        raise CLIError("give --iterations or --seconds, not both")
+    req: dict = {}
+    if args.position is not None:
+        req["position"] = args.position.strip()
+    elif args.json_file is not None:
+        with open(args.json_file, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            req["position"] = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CLIError(f"{args.json_file}: not JSON: {e}") from None
+        if isinstance(req["position"], str):
+            req["position"] = req["position"].strip()
+    else:
+        from .records import read_records
+        records = list(read_records(args.record))
+        if not records:
+            raise CLIError(f"{args.record}: no game record in the file")
+        if args.game > len(records):
+            raise CLIError(f"--game {args.game}: {args.record} holds {len(records)} game(s)")
+        req["record"] = records[args.game - 1].to_json()
+        if args.turn is not None:
+            req["turn"] = args.turn
+    if args.seat is not None:
+        req["seat"] = args.seat
+    return req
+
+
+def _analysis_inputs(args):
+    from .engine import RequestError, build_position
+    from .players.base import Limit
+    try:
+        position = build_position(_request_from_args(args))
+    except RequestError as e:
+        raise CLIError(str(e)) from None
+    return position, Limit(iterations=args.iterations, seconds=args.seconds)
+
+
+def cmd_analyse(args) -> int:
+    import json
+    from .analysis import analyse
+    position, limit = _analysis_inputs(args)
+    a = analyse(position, limit, top_k=args.top, spec=args.spec, seed=args.seed, seat=args.seat)
+    if args.json:
+        print(json.dumps(a.to_json(), allow_nan=False))
+        return 0
+    from .render import analysis_table
+    console = _console()
+    analysis_table(console, a)
+    return 0
+
+
+def cmd_hint(args) -> int:
+    import json
+    from .analysis import hint
+    position, limit = _analysis_inputs(args)
+    h = hint(position, limit, spec=args.spec, seed=args.seed, seat=args.seat, top_k=args.top)
+    if args.json:
+        print(json.dumps(h.to_json(), allow_nan=False))
+        return 0
+    from .analysis import pct
+    console = _console()
+    console.print(f"[bold]Best move: {h.move}[/bold]", highlight=False)
+    console.print(h.reason, highlight=False, markup=False)
+    if h.runner_up:
+        r = h.runner_up
+        desc = f": {r.description}" if r.description else ""
+        console.print(f"Runner-up: {r.move} ({pct(r.winrate)} win rate, {r.visits} visits){desc}",
+                      highlight=False, markup=False)
+    return 0
+
+
+def cmd_engine(args) -> int:
+    from .engine import main as engine_main
+    return engine_main()
+
+
+def _console():
+    from rich.console import Console
+    return Console(highlight=False)
+
+
+def cmd_play(args) -> int:
+    from .play import play
+    return play(args)

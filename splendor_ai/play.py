@@ -1,0 +1,394 @@
+"""`splendor play`: a game in the terminal against the AI.
+
+The game loop holds the true `State` (like the match runner); the board shown to the human and
+everything the AI and the hints search are views of one seat. Input is read line by line, so the
+game can be driven through a pipe (tests do).
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+from rich.console import Console
+from rich.text import Text
+
+from .errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
+from .render import board, move_list, player_name
+
+HELP = """\
+On your turn, type one of:
+  a move in notation      +wbg (take white, blue, green), +rr (two red), r17 (reserve card 17),
+                          rL2 (reserve the top of the level-2 deck), b45 (buy card 45), pass;
+                          add /-kk to return tokens and /n3 to pick a noble (docs/NOTATION.md)
+  a number                the move with that number in the list
+  moves                   list the legal moves with what they do
+  hint                    ask the AI for the best move, with its reasons
+  undo                    take back your last move (and the AI's replies)
+  board                   show the board again
+  save FILE               save the game as a game record (docs/RECORDS.md)
+  load FILE               continue a game saved in FILE
+  help                    this text
+  quit                    leave the game"""
+
+
+class Quit(Exception):
+    pass
+
+
+class Game:
+    def __init__(self, args, console: Console):
+        from .analysis import DEFAULT_SPEC
+        from .cli import DEFAULT_AI, CLIError
+        from .players.spec import parse_spec
+        from .state import Config, State
+        self.console = console
+        self.interactive = sys.stdin.isatty()
+        players = args.players
+        humans = args.seat if args.seat is not None else [0]
+        for s in humans:
+            if not 0 <= s < players:
+                raise CLIError(f"--seat {s}: seats are 0-{players - 1} in a {players}-player game")
+        if not 0 <= args.first_player < players:
+            raise CLIError(f"--first-player {args.first_player}: seats are 0-{players - 1}")
+        self.humans = set(humans)
+        ai_seats = [s for s in range(players) if s not in self.humans]
+        specs = args.ai or [DEFAULT_AI]
+        if len(specs) not in (1, len(ai_seats)):
+            raise CLIError(f"--ai given {len(specs)} times for {len(ai_seats)} AI seats: give it once, or once "
+                           "per AI seat")
+        self.default_ai = specs[0]
+        self.specs = ["human" if s in self.humans else None for s in range(players)]
+        for i, s in enumerate(ai_seats):
+            self.specs[s] = specs[i if len(specs) > 1 else 0]
+        self.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
+        hint_spec = args.hint_spec
+        if hint_spec is None:
+            try:
+                hint_spec = specs[0] if parse_spec(specs[0])[0] == DEFAULT_SPEC else DEFAULT_AI
+            except ConfigError:
+                hint_spec = DEFAULT_AI
+        self.hint_spec = hint_spec
+        self.state = State.new(players, seed=self.seed, first_player=args.first_player,
+                               config=Config(players=players))
+        self.ai = {}
+        self._make_ai()
+        self._check_hint_spec()
+        self.shown_for: tuple | None = None
+        if args.load:
+            self.load(args.load, startup=True)
+
+    # -- setup -------------------------------------------------------------------------------------
+
+    def _make_ai(self) -> None:
+        from .cli import CLIError
+        from .players import make_player
+        for p in self.ai.values():
+            p.close()
+        self.ai = {}
+        for seat, spec in enumerate(self.specs):
+            if seat in self.humans:
+                continue
+            try:
+                self.ai[seat] = make_player(spec, seed=(self.seed + 7919 * seat) % 2 ** 64)
+            except ConfigError as e:
+                raise CLIError(f"--ai: {e}") from None
+            if getattr(self.ai[seat], "perfect_information", False):
+                raise CLIError(f"--ai {spec!r}: a perfect-information player would see your hidden cards")
+
+    def _check_hint_spec(self) -> None:
+        from .analysis import _make_search_player
+        from .cli import CLIError
+        try:
+            _make_search_player(self.hint_spec, 0).close()
+        except ConfigError as e:
+            raise CLIError(f"--hint: {e}") from None
+
+    def close(self) -> None:
+        for p in self.ai.values():
+            p.close()
+
+    # -- output ------------------------------------------------------------------------------------
+
+    def say(self, text, style: str | None = None) -> None:
+        if isinstance(text, str):
+            text = Text(text, style=style or "")
+        self.console.print(text)
+
+    def names(self) -> list[str]:
+        out = []
+        for s, spec in enumerate(self.specs):
+            out.append(f"{player_name(s)} (you)" if s in self.humans and len(self.humans) == 1
+                       else f"{player_name(s)} (human)" if s in self.humans else f"{player_name(s)} (AI)")
+        return out
+
+    def viewer(self) -> int:
+        st = self.state
+        if st.to_move in self.humans and not st.is_over():
+            return st.to_move
+        return min(self.humans)
+
+    def show_board(self) -> None:
+        view = self.state.view(self.viewer())
+        self.console.print(board(view, self.names()))
+
+    def show_moves(self, describe: bool) -> None:
+        moves = self.legal()
+        if describe:
+            view = self.state.view(self.state.to_move)
+            for i, m in enumerate(moves, 1):
+                self.console.print(Text.assemble((f"{i:>3}. ", "dim"), (str(m), "bold"), "  ", view.describe(m)))
+        else:
+            self.console.print(Text("Legal moves:", style="bold"))
+            self.console.print(move_list([str(m) for m in moves]))
+
+    def legal(self):
+        return list(self.state.legal_moves)
+
+    # -- the loop ----------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        self.say(f"Splendor: {self.state.players} players, seed {self.seed}. You play "
+                 f"{', '.join(player_name(s) for s in sorted(self.humans))}; AI: "
+                 f"{', '.join(f'{player_name(s)} {spec}' for s, spec in enumerate(self.specs) if s not in self.humans) or 'none'}. "
+                 "Type 'help' for commands.", style="bold")
+        try:
+            while True:
+                st = self.state
+                if st.is_over():
+                    if self.shown_for != ("over", len(st.move_stack)):
+                        self.show_board()
+                        self.show_result()
+                        self.say("The game is over: save FILE, undo, load FILE or quit.")
+                        self.shown_for = ("over", len(st.move_stack))
+                    self.command(self.read("game over> "), game_over=True)
+                elif st.to_move in self.humans:
+                    key = ("turn", len(st.move_stack))
+                    if self.shown_for != key:
+                        self.show_board()
+                        self.show_moves(describe=False)
+                        self.shown_for = key
+                    self.command(self.read(f"{player_name(st.to_move)}, your move> "))
+                else:
+                    self.ai_move()
+        except Quit:
+            return 0
+        finally:
+            self.close()
+
+    def read(self, prompt: str) -> str:
+        self.console.print(Text(prompt, style="bold cyan"), end="")
+        self.console.file.flush()
+        line = sys.stdin.readline()
+        if not line:
+            self.console.print()
+            self.say("(end of input: leaving the game)")
+            raise Quit
+        line = line.strip()
+        if not self.interactive:
+            self.console.print(line, markup=False, highlight=False)  # echo piped input
+        return line
+
+    def command(self, line: str, game_over: bool = False) -> None:
+        if not line:
+            return
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        rest = rest.strip()
+        if word in ("quit", "exit", "q"):
+            raise Quit
+        if word in ("help", "?", "h"):
+            self.say(HELP)
+        elif word == "board":
+            self.show_board()
+        elif word == "undo":
+            self.undo()
+        elif word in ("save", "load"):
+            if not rest:
+                self.say(f"Usage: {word} FILE", style="red")
+            elif word == "save":
+                self.save(rest)
+            else:
+                self.load(rest)
+        elif game_over:
+            self.say(f"Unknown command {line!r}: the game is over (save FILE, undo, load FILE, quit).", style="red")
+        elif word in ("moves", "list", "m"):
+            self.show_moves(describe=True)
+        elif word == "hint":
+            self.hint()
+        else:
+            self.human_move(line)
+
+    def human_move(self, text: str) -> None:
+        st = self.state
+        moves = self.legal()
+        if text.isdigit():
+            n = int(text)
+            if not 1 <= n <= len(moves):
+                self.say(f"There is no move number {n}: pick 1-{len(moves)}, or type 'moves' to see them.",
+                         style="red")
+                return
+            move = moves[n - 1]
+        else:
+            try:
+                move = st.parse_move(text)
+            except NotationError as e:
+                self.say(f"Not a move or command: {e}. Type 'help' for commands, 'moves' for the legal moves.",
+                         style="red")
+                return
+            except IllegalMoveError as e:
+                self.say(f"Illegal move: {e}. Type 'moves' for the legal moves.", style="red")
+                return
+        desc = st.view(st.to_move).describe(move)
+        st.push(move)
+        self.observe(move)
+        self.say(Text.assemble(("You play ", "bold"), (str(move), "bold green"), f": {desc}"))
+
+    def ai_move(self) -> None:
+        st = self.state
+        seat = st.to_move
+        player = self.ai[seat]
+        view = st.view(seat)
+        t0 = time.perf_counter()
+        if self.interactive:
+            with self.console.status(f"{player_name(seat)} is thinking ({player.spec})..."):
+                decision = player.choose(view)
+        else:
+            decision = player.choose(view)
+        dt = time.perf_counter() - t0
+        move = decision.move
+        try:
+            desc = view.describe(move)
+        except SplendorError:
+            desc = str(move)
+        try:
+            st.push(move)
+        except IllegalMoveError as e:  # a bug in a bot; do not let it end the session
+            self.say(f"{player_name(seat)}'s AI chose an illegal move ({e}); the game stops.", style="red")
+            raise Quit from None
+        self.observe(move)
+        figures = f"{dt:.1f} s"
+        moves = decision.info.moves
+        if moves and moves[0].visits and moves[0].value == moves[0].value:
+            figures = f"{100 * moves[0].value:.0f}% win rate for it, {decision.info.iterations} iterations, {figures}"
+        self.say(Text.assemble((f"{player_name(seat)} (AI) plays ", "bold"), (str(move), "bold magenta"),
+                               f": {desc} ", (f"[{figures}]", "dim")))
+
+    def observe(self, move) -> None:
+        for p in self.ai.values():
+            obs = getattr(p, "observe", None)
+            if obs:
+                obs(move)
+
+    def show_result(self) -> None:
+        r = self.state.result()
+        pts = ", ".join(f"{player_name(s)} {p} points ({c} cards)" for s, (p, c) in enumerate(zip(r.points, r.cards)))
+        if r.winners:
+            who = " and ".join(player_name(s) + (" (you)" if s in self.humans else "") for s in r.winners)
+            self.say(f"Game over: {who} {'win' if len(r.winners) > 1 else 'wins'}. {pts}.", style="bold green")
+        else:
+            why = "the turn cap was reached" if r.reason == "cap" else "every player had to pass"
+            self.say(f"Game over without a winner: {why}. {pts}.", style="bold yellow")
+
+    # -- commands ----------------------------------------------------------------------------------
+
+    def hint(self) -> None:
+        from .analysis import hint, pct
+        st = self.state
+        view = st.view(st.to_move)     # the hint searches your view only
+        t0 = time.perf_counter()
+        if self.interactive:
+            with self.console.status(f"Thinking about a hint ({self.hint_spec})..."):
+                h = hint(view, spec=self.hint_spec, seed=self.seed)
+        else:
+            h = hint(view, spec=self.hint_spec, seed=self.seed)
+        self.say(Text.assemble(("Hint: ", "bold"), (h.move, "bold green"), f" — {h.reason}",
+                               (f" [{time.perf_counter() - t0:.1f} s]", "dim")))
+        if h.runner_up is not None:
+            r = h.runner_up
+            self.say(f"Runner-up: {r.move} ({pct(r.winrate)}, {r.visits} visits): {r.description or ''}")
+
+    def undo(self) -> None:
+        st = self.state
+        trial = st.copy()
+        undone = []
+        while trial.move_stack:
+            undone.append(trial.pop())
+            if trial.to_move in self.humans:
+                break
+        else:
+            undone = []
+        if not undone:
+            self.say("Nothing to undo: you have not moved yet.", style="red")
+            return
+        for _ in undone:
+            st.pop()
+        for p in self.ai.values():
+            p.reset()          # their search trees follow the moves played; start afresh
+        self.shown_for = None
+        self.say(f"Undid {len(undone)} move{'s' if len(undone) > 1 else ''} "
+                 f"({', '.join(str(m) for m in reversed(undone))}); {player_name(st.to_move)} to move.")
+
+    def record(self):
+        from .records import GameRecord
+        return GameRecord.from_state(self.state, seed=self.seed, players=list(self.specs),
+                                     meta={"event": "splendor play"} if not self.state.is_over()
+                                     else {"event": "splendor play", "termination": "normal"})
+
+    def save(self, path: str) -> None:
+        try:
+            rec = self.record()
+            if not self.state.is_over():
+                rec.meta["termination"] = "saved unfinished"
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(rec.to_line() + "\n")
+        except (OSError, RecordError) as e:
+            self.say(f"Could not save to {path}: {e}", style="red")
+            return
+        self.say(f"Saved the game ({len(rec.moves)} moves) to {path}.")
+
+    def load(self, path: str, startup: bool = False) -> None:
+        from .cli import CLIError
+        from .players.spec import parse_spec
+        from .records import read_records
+        try:
+            records = list(read_records(path))
+            if not records:
+                raise RecordError("no game record in the file")
+            rec = records[0]
+            state = rec.replay()
+        except (OSError, SplendorError) as e:
+            if startup:
+                raise CLIError(f"--load {path}: {e}") from None
+            self.say(f"Could not load {path}: {e}", style="red")
+            return
+        n = rec.config.players
+        humans = {s for s, spec in enumerate(rec.players) if spec == "human"}
+        if not humans:
+            humans = {s for s in self.humans if s < n} or {0}
+        specs = []
+        for s, spec in enumerate(rec.players):
+            if s in humans:
+                specs.append("human")
+                continue
+            try:
+                parse_spec(spec)
+                from .players import make_player
+                make_player(spec).close()
+                specs.append(spec)
+            except (ConfigError, TypeError):
+                specs.append(self.default_ai)
+        self.state, self.humans, self.specs = state, humans, specs
+        if rec.seed is not None:
+            self.seed = rec.seed
+        self._make_ai()
+        self.shown_for = None
+        extra = f" (the first of {len(records)} games in the file)" if len(records) > 1 else ""
+        self.say(f"Loaded {path}{extra}: {n} players, {len(rec.moves)} moves played; you play "
+                 f"{', '.join(player_name(s) for s in sorted(humans))}.")
+
+
+def play(args) -> int:
+    console = Console(highlight=False)
+    game = Game(args, console)
+    return game.run()
