@@ -1,0 +1,181 @@
+"""What one game of an experiment is, how a schedule of them is laid out, and `play(game)`,
+the function a worker process (or a Ray task) runs: it builds the players from their specs,
+plays the game with splendor_ai.match.play_game and returns the game record as a JSON line.
+
+Duplicate format: every deal (a seed) is played under every seat rotation of a lineup: seat s
+holds lineup[(s + rotation) % n]; two players play both orders, three or four the n cyclic
+rotations. Seat 0 always moves first, so a rotation changes who starts too.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+
+from ..match import play_game
+from ..players import Limit, make_player
+from ..records import GameRecord
+from ..state import Config
+from .errors import ExperimentError
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every game of a run shares: the player count, the rules' safety cap (None = the
+    default), a per-move limit for every player (iterations and/or seconds; None = each
+    player's own budget from its spec) and the time forfeit (a move slower than this many
+    seconds loses the game; None = never)."""
+
+    players: int = 2
+    cap: int | None = None
+    iterations: int | None = None
+    seconds: float | None = None
+    time_forfeit: float | None = None
+
+    def __post_init__(self):
+        if self.players not in (2, 3, 4):
+            raise ExperimentError(f"players must be 2, 3 or 4, got {self.players!r}")
+        for name in ("cap", "iterations"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+                raise ExperimentError(f"{name} must be a positive integer, got {v!r}")
+        for name in ("seconds", "time_forfeit"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0):
+                raise ExperimentError(f"{name.replace('_', '-')} must be a positive number of seconds, got {v!r}")
+        try:
+            self.config()
+        except Exception as e:  # ConfigError from the rules
+            raise ExperimentError(str(e)) from None
+
+    def config(self) -> Config:
+        return Config(players=self.players) if self.cap is None else Config(players=self.players, cap=self.cap)
+
+    def limit(self) -> Limit | None:
+        if self.iterations is None and self.seconds is None:
+            return None
+        return Limit(iterations=self.iterations, seconds=self.seconds)
+
+    def to_json(self) -> dict:
+        return {"players": self.players, "cap": self.cap, "iterations": self.iterations,
+                "seconds": self.seconds, "time_forfeit": self.time_forfeit}
+
+
+@dataclass(frozen=True)
+class Game:
+    """One scheduled game: a lineup (the match's player specs), a deal seed and a rotation."""
+
+    lineup: tuple[str, ...]
+    deal: int
+    rotation: int
+    settings: Settings = field(default_factory=Settings)
+    event: str = ""
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """The lineup index of the player in each seat."""
+        n = len(self.lineup)
+        return tuple((s + self.rotation) % n for s in range(n))
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return tuple(self.lineup[k] for k in self.order)
+
+    def key(self) -> str:
+        return game_key(self.lineup, self.deal, self.rotation, self.settings.to_json())
+
+
+def game_key(lineup, deal, rotation, settings: dict) -> str:
+    """What identifies a game across runs (the resume key): lineup, deal, rotation, settings."""
+    return json.dumps({"lineup": list(lineup), "deal": deal, "rotation": rotation,
+                       "settings": settings}, sort_keys=True, separators=(",", ":"))
+
+
+def record_key(record: GameRecord) -> str | None:
+    """The key of a record written by `play`, or None for a record from elsewhere."""
+    m = record.meta
+    if not all(k in m for k in ("lineup", "rotation", "settings")):
+        return None
+    return game_key(m["lineup"], record.seed, m["rotation"], m["settings"])
+
+
+def deals(count: int, seed: int = 1) -> list[int]:
+    """The deal seeds of a run: seed, seed+1, ..., seed+count-1."""
+    if not isinstance(count, int) or count < 1:
+        raise ExperimentError(f"deals must be a positive integer, got {count!r}")
+    if not isinstance(seed, int) or seed < 0 or seed + count > 2 ** 64:
+        raise ExperimentError(f"seed must be an integer in [0, 2**64 - deals], got {seed!r}")
+    return list(range(seed, seed + count))
+
+
+def schedule(lineups, deal_seeds, settings: Settings, event: str = "") -> list[Game]:
+    """Every lineup on every deal under every rotation, ordered deal by deal (so all matches
+    progress together and a stopped run has whole duplicate sets of the early deals)."""
+    games = []
+    for lineup in lineups:
+        if len(lineup) != settings.players:
+            raise ExperimentError(f"lineup {list(lineup)} has {len(lineup)} players, the games {settings.players}")
+    for d in deal_seeds:
+        for lineup in lineups:
+            for r in range(settings.players):
+                games.append(Game(tuple(lineup), d, r, settings, event))
+    return games
+
+
+def round_robin(specs, players: int) -> list[tuple[str, ...]]:
+    """Every set of `players` distinct specs (all pairs for two players)."""
+    specs = list(specs)
+    if len(set(specs)) != len(specs):
+        dup = next(s for s in specs if specs.count(s) > 1)
+        raise ExperimentError(f"player spec {dup!r} is given twice")
+    if len(specs) < players:
+        raise ExperimentError(f"a {players}-player round robin needs at least {players} player specs, got {len(specs)}")
+    return [tuple(c) for c in itertools.combinations(specs, players)]
+
+
+def versus(a: str, b: str, players: int) -> tuple[str, ...]:
+    """A head-to-head lineup: A against players-1 copies of B."""
+    return (a,) + (b,) * (players - 1)
+
+
+def player_seed(deal: int, index: int) -> int:
+    """The seed of lineup player `index` in deal `deal` (the same under every rotation)."""
+    h = hashlib.sha256(f"splendor-experiment:{deal}:{index}".encode()).digest()
+    return int.from_bytes(h[:8], "little")
+
+
+_OFFENDER = re.compile(r"\bby seat (\d+)\b")
+
+
+def offender(termination: str) -> int | None:
+    """The seat a crash / illegal move / time-out termination names (match.py's wording)."""
+    m = _OFFENDER.search(termination or "")
+    return int(m[1]) if m else None
+
+
+def play(game: Game) -> str:
+    """Play one game and return its record as a JSON line (the worker's job)."""
+    s = game.settings
+    n = s.players
+    players = [make_player(game.lineup[k], seed=player_seed(game.deal, k)) for k in game.order]
+    try:
+        out = play_game(players, seed=game.deal, config=s.config(), first_player=0,
+                        limit=s.limit(), time_forfeit=s.time_forfeit)
+    finally:
+        for p in players:
+            p.close()
+    think = [0.0] * n
+    slowest = [0.0] * n
+    for i, dt in enumerate(out.seconds):  # turns go round the table from seat 0
+        think[i % n] += dt
+        slowest[i % n] = max(slowest[i % n], dt)
+    meta = {"event": game.event, "lineup": list(game.lineup), "rotation": game.rotation,
+            "seats": list(game.order), "settings": s.to_json(), "termination": out.termination}
+    if out.result is None:
+        meta["forfeit"] = offender(out.termination)
+    meta["seconds"] = [round(t, 4) for t in think]
+    meta["max_move_seconds"] = [round(t, 4) for t in slowest]
+    rec = GameRecord.from_state(out.final, game.deal, list(game.seats), start=out.start, meta=meta)
+    return rec.to_line()

@@ -1,0 +1,215 @@
+"""The experiment scripts: run as subprocesses on tiny configs (files written, reports), stopped
+and resumed, and bad input (one-line errors, exit status 2, no traceback)."""
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXP = ROOT / "experiments"
+SCRIPTS = ["tournament", "head_to_head", "sweep", "strength_vs_time", "value_of_information", "rate"]
+
+
+def script(name, *args, cwd=None, timeout=120):
+    return subprocess.run([sys.executable, str(EXP / f"{name}.py"), *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout)
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"exp_{name}", EXP / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def call(name, *argv):
+    """Run a script's main in this process, as its __main__ does: the exit status."""
+    from splendor_ai.tournament import cli
+    return cli.main(load(name).main, name, list(map(str, argv)))
+
+
+def lines(path):
+    return [ln for ln in Path(path).read_text().splitlines() if ln]
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_help(name, capsys):
+    assert call(name, "--help") == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: {name}.py") and "--out" in out
+
+
+def test_tournament_writes_results(tmp_path):
+    out = tmp_path / "rr"
+    r = script("tournament", "random", "greedy", "mcts(iterations=10)", "--deals", 1, "-j", 2, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in out.iterdir()} == {"games.jsonl", "summary.json", "report.txt", "ratings.png",
+                                               "win_rates.png"}
+    assert len(lines(out / "games.jsonl")) == 6
+    s = json.loads((out / "summary.json").read_text())
+    assert s["games"]["finished"] == 6 and set(s["ratings"]) == {"random", "greedy", "mcts(iterations=10)"}
+    assert len(s["matches"]) == 3 and all(m["games"] == 2 for m in s["matches"])
+    report = (out / "report.txt").read_text()
+    assert "Standings" in report and "W-D-L" in report and report in r.stdout
+    assert "game" in r.stderr                                       # the tqdm progress bar
+    # a second run resumes: nothing to play, same standings
+    r2 = script("tournament", "random", "greedy", "mcts(iterations=10)", "--deals", 1, "--out", out, "--no-progress")
+    assert r2.returncode == 0 and "0 played now, 6 resumed" in r2.stdout
+    assert json.loads((out / "summary.json").read_text())["ratings"] == s["ratings"]
+    # and rate.py re-rates the records
+    r3 = script("rate", out / "games.jsonl", "--out", tmp_path / "rated")
+    assert r3.returncode == 0, r3.stderr
+    assert json.loads((tmp_path / "rated" / "summary.json").read_text())["ratings"] == s["ratings"]
+
+
+def test_tournament_three_players_from_toml(tmp_path):
+    cfg = tmp_path / "rr.toml"
+    cfg.write_text('specs = ["random", "greedy", "mcts(iterations=5)"]\nplayers = 3\ndeals = 1\n'
+                   f'out = "{tmp_path / "rr3"}"\nno-progress = true\n')
+    r = script("tournament", "--config", cfg)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "rr3" / "summary.json").read_text())
+    assert s["settings"]["players"] == 3 and s["games"]["finished"] == 3
+    assert all(len(p["seat_win_rates"]) == 3 for p in s["players"].values())
+
+
+def test_head_to_head_sprt_stops(tmp_path):
+    out = tmp_path / "h2h"
+    r = script("head_to_head", "greedy", "random", "--sprt", "--elo0", 0, "--elo1", 400, "--deals", 10,
+               "--out", out, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["sprt"]["decision"] == "H1" and s["games"]["stopped_early"]
+    assert s["games"]["finished"] < 20 and "H1 accepted" in r.stdout
+    assert (out / "progress.png").exists() and (out / "sprt.png").exists()
+
+
+def test_sweep_and_strength_vs_time(tmp_path):
+    r = script("sweep", "--player", "mcts(iterations=10)", "--param", "c", "--values", "0.5,2", "--deals", 1,
+               "--out", tmp_path / "sw", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "sw" / "summary.json").read_text())
+    assert [p["spec"] for p in s["points"]] == ["mcts(iterations=10,c=0.5)", "mcts(iterations=10,c=2)"]
+    assert all(p["games"] == 2 and p["seconds_per_move"] > 0 for p in s["points"])
+    assert (tmp_path / "sw" / "curve.png").exists()
+    r = script("strength_vs_time", "--budgets", "5,10", "--opponent", "random", "--players", 3, "--deals", 1,
+               "--out", tmp_path / "svt", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "svt" / "summary.json").read_text())
+    assert [p["spec"] for p in s["points"]] == ["mcts(iterations=5)", "mcts(iterations=10)"]
+    assert all(p["games"] == 3 for p in s["points"]) and "win%" in r.stdout
+
+
+def test_value_of_information(tmp_path):
+    r = script("value_of_information", "--player", "mcts(iterations=10)", "--deals", 1, "--out", tmp_path / "voi",
+               "--no-progress")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "voi" / "summary.json").read_text())
+    assert s["perfect"] == "mcts(iterations=10,mode='perfect')"
+    assert [m["games"] for m in s["matches"]] == [2, 2, 2]
+    assert "price of hidden information" in r.stdout and (tmp_path / "voi" / "value_of_information.png").exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_killed_run_resumes_without_loss(tmp_path, sig):
+    out = tmp_path / "run"
+    args = [sys.executable, str(EXP / "tournament.py"), "greedy", "mcts(iterations=30)", "--deals", "4",
+            "--out", str(out), "--no-progress"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not ((out / "games.jsonl").exists() and len(lines(out / "games.jsonl")) >= 2):
+            time.sleep(0.05)
+        if sig == signal.SIGINT:
+            os.kill(p.pid, sig)                     # Ctrl-C: the main process stops its workers
+        else:
+            os.killpg(p.pid, sig)                   # kill -9 of the run and its workers
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    if sig == signal.SIGINT:
+        assert p.returncode == 130 and "run the same command again to resume" in err and "Traceback" not in err
+    first = len(lines(out / "games.jsonl"))
+    assert first < 8
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(ln) for ln in lines(out / "games.jsonl")]
+    keys = [(r["seed"], r["meta"]["rotation"]) for r in recs]
+    assert len(recs) == 8 and len(set(keys)) == 8
+    assert f"{8 - first} played now, {first} resumed" in r.stdout or "resumed" in r.stdout
+
+
+@pytest.mark.parametrize("name,argv,message", [
+    ("tournament", ["foo", "greedy"], "unknown player 'foo'"),
+    ("tournament", ["mcts(bogus=1)", "greedy"], "player spec 'mcts(bogus=1)'"),
+    ("tournament", ["mcts(iterations=-1)", "greedy"], "player spec 'mcts(iterations=-1)': iterations must be positive"),
+    ("tournament", ["random", "greedy", "--bogus"], "unrecognized arguments: --bogus"),
+    ("tournament", ["random", "greedy", "--deals", "0"], "--deals: expected a positive integer"),
+    ("tournament", ["random", "greedy", "--players", "5"], "--players: invalid choice"),
+    ("tournament", ["random"], "needs at least 2 player specs"),
+    ("head_to_head", ["random"], "expected two player specs"),
+    ("head_to_head", ["random", "greedy", "--sprt", "--players", "3"], "--sprt needs --players 2"),
+    ("head_to_head", ["random", "greedy", "--sprt", "--elo0", "5", "--elo1", "0"], "elo1 > elo0"),
+    ("sweep", ["--player", "mcts", "--param", "c"], "--values is required"),
+    ("sweep", ["--player", "mcts", "--param", "c", "--values", "1,(2"], "unbalanced"),
+    ("strength_vs_time", ["--budgets", "10,-5"], "budget -5"),
+    ("value_of_information", ["--player", "greedy"], "not an mcts spec"),
+    ("rate", [], "no records files given"),
+    ("rate", ["/nonexistent/games.jsonl"], "no such file"),
+])
+def test_bad_input_one_line_errors(name, argv, message, tmp_path, capsys):
+    assert call(name, *argv, *([] if name == "rate" else ["--out", tmp_path / "o"])) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{name}.py: error: ") and message in err and "\n" not in err
+
+
+def test_bad_files_and_config(tmp_path, capsys):
+    good = tmp_path / "ok"
+    assert call("tournament", "random", "greedy", "--deals", 1, "--out", good, "--no-progress") == 0
+    text = (good / "games.jsonl").read_text().splitlines()
+    capsys.readouterr()
+    # a corrupt line in the middle: an error naming the file and the line, nothing played
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "games.jsonl").write_text(text[0] + "\n{\"format\": 1\n" + text[1] + "\n")
+    assert call("tournament", "random", "greedy", "--deals", 1, "--out", bad, "--no-progress") == 2
+    err = capsys.readouterr().err
+    assert err.strip().startswith("tournament.py: error: ") and "games.jsonl: line 2:" in err
+    assert call("rate", bad / "games.jsonl", "--out", tmp_path / "r") == 2
+    assert "line 2" in capsys.readouterr().err
+    # a truncated last line: a warning, the earlier game kept, the lost one played again
+    torn = tmp_path / "torn"
+    torn.mkdir()
+    (torn / "games.jsonl").write_text(text[0] + "\n" + text[1][:len(text[1]) // 2])
+    assert call("tournament", "random", "greedy", "--deals", 1, "--out", torn, "--no-progress") == 0
+    out = capsys.readouterr()
+    assert "tournament.py: warning:" in out.err and "skipping the corrupt last line" in out.err
+    assert "1 played now, 1 resumed" in out.out and len(lines(torn / "games.jsonl")) == 2
+    # not a records file at all
+    (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00junk\n{}\n")
+    assert call("rate", tmp_path / "bin.jsonl", "--out", tmp_path / "r") == 2
+    assert "not a UTF-8 records file" in capsys.readouterr().err
+    # TOML problems
+    for body, message in [('deals = "x"\n', "option 'deals': expected a positive integer"),
+                          ("dealz = 3\n", "unknown option 'dealz'"), ("deals = 3\n[x\n", "not valid TOML"),
+                          ("specs = 'random'\n", "option 'specs': expected a list")]:
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(body)
+        assert call("tournament", "random", "greedy", "--config", cfg, "--out", tmp_path / "t") == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and "\n" not in err, err
+
+
+def test_no_traceback_end_to_end(tmp_path):
+    r = script("tournament", "nosuchbot", "greedy", "--out", tmp_path / "x")
+    assert r.returncode == 2 and r.stderr.strip() == \
+        "tournament.py: error: unknown player 'nosuchbot'; known players: " + \
+        r.stderr.strip().split("known players: ")[1]
+    assert "Traceback" not in r.stderr and r.stdout == ""

@@ -1,0 +1,257 @@
+"""Experiments: statistics against hand-computed values, outcomes of records, schedules, and the
+runner (resume after an interruption or a torn records file, Ray against local processes)."""
+import json
+import math
+import os
+import warnings
+
+import pytest
+
+from splendor_ai import Result, State
+from splendor_ai.records import GameRecord
+from splendor_ai.tournament import (ExperimentError, Settings, deals, outcome, record_key, round_robin, run,
+                                    schedule, versus)
+from splendor_ai.tournament.games import Game, offender, play
+from splendor_ai.tournament.outcomes import mean_ranks
+from splendor_ai.tournament.specs import split_list, with_param
+from splendor_ai.tournament.stats import elo, elo_from_score, los, score_from_elo, sprt, wilson
+from splendor_ai.tournament.summary import pair, players_table, plackett_luce, sprt_sequence, wdl
+
+TIMING = ("date", "seconds", "max_move_seconds")
+SPECS = ["random", "greedy", "mcts(iterations=20)"]
+
+
+def strip_timing(line_or_rec):
+    obj = line_or_rec.to_json() if isinstance(line_or_rec, GameRecord) else json.loads(line_or_rec)
+    for k in TIMING:
+        obj["meta"].pop(k, None)
+    return json.dumps(obj, sort_keys=True)
+
+
+# -- statistics, hand-computed ---------------------------------------------------------------------
+
+def test_elo_from_score():
+    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))       # 190.85
+    assert elo_from_score(0.25) == pytest.approx(-400 * math.log10(3))
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert score_from_elo(400 * math.log10(3)) == pytest.approx(0.75)
+
+
+def test_elo_interval_hand_computed():
+    # 60 wins, 40 losses: s = 0.6, per-game variance 0.6 * 0.4 = 0.24, se = sqrt(0.24 / 100)
+    e = elo(60, 0, 40)
+    half = 1.959964 * math.sqrt(0.24 / 100)
+    assert e.score == pytest.approx(0.6)
+    assert e.elo == pytest.approx(70.437, abs=1e-3)                          # -400 log10(1/0.6 - 1)
+    assert e.lower == pytest.approx(-400 * math.log10(1 / (0.6 - half) - 1), abs=1e-3)
+    assert e.upper == pytest.approx(-400 * math.log10(1 / (0.6 + half) - 1), abs=1e-3)
+    assert e.lower == pytest.approx(2.77, abs=0.01) and e.upper == pytest.approx(143.9, abs=0.1)
+    # a draw counts half: 1 win, 2 draws, 1 loss is a 0.5 score with variance (0.25+0+0+0.25)/4
+    d = elo(1, 2, 1)
+    assert d.elo == 0 and d.upper == pytest.approx(-d.lower)
+    assert d.upper == pytest.approx(-400 * math.log10(1 / (0.5 + 1.959964 * math.sqrt(0.125 / 4)) - 1), abs=1e-3)
+    # all wins: +inf, with a finite lower bound (one win and one loss added for the variance)
+    a = elo(6, 0, 0)
+    assert a.elo == math.inf and a.upper == math.inf and 0 < a.lower < 800
+    assert a.to_json()["elo"] == "+inf"
+
+
+def test_los_hand_computed():
+    assert los(10, 10) == 0.5
+    assert los(0, 0) == 0.5
+    # Phi(5 / sqrt(15)) = Phi(1.2910) = 0.90165
+    assert los(10, 5) == pytest.approx(0.90165, abs=1e-5)
+    assert los(5, 10) == pytest.approx(1 - 0.90165, abs=1e-5)
+
+
+def test_wilson_known_values():
+    lo, hi = wilson(8, 10)
+    assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    lo, hi = wilson(0, 10)                 # upper = z^2 / (n + z^2) = 3.8415 / 13.8415
+    assert lo == 0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_sprt_decisions_on_constructed_data():
+    lower, upper = math.log(0.05 / 0.95), math.log(0.95 / 0.05)      # -2.944, +2.944
+    t = sprt(60, 0, 40, elo0=0, elo1=10)
+    assert (t.lower, t.upper) == pytest.approx((lower, upper))
+    # LLR = N (s1 - s0) (2 s - s0 - s1) / (2 var), s0 = 0.5, s1 = 1 / (1 + 10^(-10/400))
+    s1 = 1 / (1 + 10 ** (-10 / 400))
+    assert t.llr == pytest.approx(100 * (s1 - 0.5) * (1.2 - 0.5 - s1) / (2 * 0.24))
+    assert t.llr == pytest.approx(0.5563, abs=1e-4)
+    assert t.decision is None
+    assert sprt(600, 0, 400, elo0=0, elo1=10).decision == "H1"            # LLR +5.56
+    assert sprt(400, 0, 600, elo0=0, elo1=10).decision == "H0"            # LLR -6.43
+    assert sprt(500, 0, 500, elo0=0, elo1=10).llr < 0                     # exactly equal: leans H0
+    assert sprt(4, 0, 0, elo0=0, elo1=400).decision == "H1"               # one-sided data still decides
+    assert sprt(0, 0, 0).llr == 0
+    with pytest.raises(ExperimentError, match="elo1 > elo0"):
+        sprt(1, 0, 1, elo0=5, elo1=5)
+    with pytest.raises(ExperimentError, match="alpha"):
+        sprt(1, 0, 1, alpha=0.7)
+
+
+# -- outcomes of records ---------------------------------------------------------------------------
+
+def _record(n, result, meta=None, players=None):
+    start = State.new(n, seed=5).position()
+    return GameRecord(State(start).config, 5, 0, players or [f"p{i}" for i in range(n)], start,
+                      result=result, meta=meta or {})
+
+
+def test_outcome_win_shared_draw_forfeit_void():
+    win = outcome(_record(2, Result("points", (15, 9), (10, 8), (1, 2), (0,))))
+    assert win.scores == (1, 0) and win.kind == "win" and win.ranks == (1, 2)
+    shared = outcome(_record(2, Result("points", (15, 15), (10, 10), (1, 1), (0, 1))))
+    assert shared.scores == (0.5, 0.5) and shared.kind == "shared"
+    draw = outcome(_record(3, Result("cap", (12, 9, 3), (10, 8, 2), (1, 2, 3), ())))
+    assert draw.scores == pytest.approx((1 / 3,) * 3) and draw.kind == "draw" and draw.ranks == (2, 2, 2)
+    three = outcome(_record(3, Result("points", (16, 16, 3), (9, 9, 2), (1, 1, 3), (0, 1))))
+    assert three.scores == (0.5, 0.5, 0) and three.ranks == (1.5, 1.5, 3)
+    bad = outcome(_record(3, None, {"termination": "illegal move by seat 2: b45"}))
+    assert bad.kind == "forfeit" and bad.forfeit == 2 and bad.scores == (0.5, 0.5, 0) and bad.ranks == (1.5, 1.5, 3)
+    crash = outcome(_record(2, None, {"termination": "crash by seat 0: ValueError: x"}))
+    assert crash.scores == (0, 1)
+    assert outcome(_record(2, None, {"termination": "aborted"})) is None
+    assert mean_ranks((1, 2, 2, 4)) == (1, 2.5, 2.5, 4)
+    assert offender("time-out by seat 3 (1.20s)") == 3 and offender("normal") is None
+
+
+def test_tables_count_shares():
+    outs = [outcome(_record(2, Result("points", (15, 9), (10, 8), (1, 2), (0,)), players=["a", "b"])),
+            outcome(_record(2, Result("points", (15, 15), (10, 10), (1, 1), (0, 1)), players=["a", "b"])),
+            outcome(_record(2, Result("stalemate", (3, 3), (1, 1), (1, 1), ()), players=["b", "a"])),
+            outcome(_record(2, Result("points", (15, 9), (10, 8), (1, 2), (0,)), players=["b", "a"]))]
+    # the records name no lineup: it is the specs sorted, a = index 0
+    assert wdl(outs, 0, 1) == (1, 2, 1)
+    p = pair(outs)
+    assert p["score"] == 0.5 and p["elo"] == 0 and p["endings"] == {"draw": 1, "shared": 1, "win": 2}
+    t = players_table(outs)
+    assert t["a"]["games"] == 4 and t["a"]["wins"] == 2.0 and t["a"]["seat_win_rates"] == {"0": 0.75, "1": 0.25}
+    r = plackett_luce(outs)
+    assert set(r) == {"a", "b"} and r["a"]["mu"] == pytest.approx(r["b"]["mu"], abs=3.0)
+    seq = sprt_sequence(outs, dict(elo0=0, elo1=10, alpha=0.05, beta=0.05))
+    assert seq["decision"] is None and seq["final"]["llr"] == pytest.approx(sprt(1, 2, 1).llr, abs=1e-6)
+
+
+# -- schedules and specs ---------------------------------------------------------------------------
+
+def test_schedule_duplicate_rotations():
+    st2 = Settings(players=2)
+    games = schedule([("a", "b")], deals(3, seed=7), st2)
+    assert [(g.deal, g.seats) for g in games] == [(7, ("a", "b")), (7, ("b", "a")), (8, ("a", "b")),
+                                                  (8, ("b", "a")), (9, ("a", "b")), (9, ("b", "a"))]
+    g3 = schedule([versus("a", "b", 3)], [1], Settings(players=3))
+    assert [g.seats for g in g3] == [("a", "b", "b"), ("b", "b", "a"), ("b", "a", "b")]
+    assert [g.order for g in g3] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    assert len({g.key() for g in schedule(round_robin("abcd", 4), deals(2), Settings(players=4))}) == 8
+    assert round_robin(["a", "b", "c"], 2) == [("a", "b"), ("a", "c"), ("b", "c")]
+    with pytest.raises(ExperimentError, match="at least 3"):
+        round_robin(["a", "b"], 3)
+    with pytest.raises(ExperimentError, match="players must be"):
+        Settings(players=5)
+
+
+def test_spec_helpers():
+    assert with_param("mcts(iterations=300)", "c", 0.5) == "mcts(iterations=300,c=0.5)"
+    assert with_param("mcts(iterations=300,c=1)", "c", 2) == "mcts(iterations=300,c=2)"
+    assert with_param("mcts(iterations=300)", "seconds", 0.1, drop=("iterations",)) == "mcts(seconds=0.1)"
+    assert with_param("mcts", "mode", "perfect") == "mcts(mode='perfect')"
+    assert split_list("mcts(c=1,iterations=9), greedy,[1, 2]") == ["mcts(c=1,iterations=9)", "greedy", "[1, 2]"]
+    with pytest.raises(ExperimentError, match="unbalanced"):
+        split_list("mcts(c=1")
+
+
+def test_play_records_seats_and_termination():
+    g = Game(("greedy", "random"), 3, 1, Settings(players=2))
+    rec = GameRecord.from_line(play(g))
+    assert rec.players == ["random", "greedy"] and rec.seed == 3
+    assert rec.meta["termination"] == "normal" and rec.meta["rotation"] == 1 and rec.meta["seats"] == [1, 0]
+    assert record_key(rec) == g.key()
+    rec.replay(check_seed=True)
+    assert strip_timing(play(g)) == strip_timing(rec)            # reproducible
+
+
+# -- the runner ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """A tiny uninterrupted round robin: 3 specs, 2 deals, 2 players = 12 games."""
+    games = schedule(round_robin(SPECS, 2), deals(2), Settings(players=2), event="t")
+    path = tmp_path_factory.mktemp("ref") / "games.jsonl"
+    res = run(games, path, jobs=1, progress=False)
+    assert res.played == 12 and len(res.records) == 12
+    return games, sorted(strip_timing(r) for r in res.records)
+
+
+def test_resume_after_interruption_and_torn_line(reference, tmp_path):
+    games, expected = reference
+    path = tmp_path / "games.jsonl"
+    res = run(games, path, jobs=2, progress=False, stop=lambda recs: len(recs) >= 5)
+    assert res.stopped and 5 <= len(res.records) < 12
+    # a crash in the middle of writing the last record: cut it in half
+    data = path.read_bytes()
+    last = data.rstrip(b"\n").rfind(b"\n") + 1
+    path.write_bytes(data[:last + (len(data) - last) // 2])
+    kept = len(res.records) - 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res2 = run(games, path, jobs=2, progress=False)
+    said = " ".join(str(w.message) for w in caught)
+    assert "skipping the corrupt last line" in said and "cutting a torn last line" in said
+    assert res2.resumed == kept and res2.played == 12 - kept and not res2.remaining
+    lines = [ln for ln in path.read_text().splitlines() if ln]
+    assert len(lines) == 12                                       # no game lost or duplicated
+    assert len({record_key(GameRecord.from_line(ln)) for ln in lines}) == 12
+    assert sorted(strip_timing(ln) for ln in lines) == expected
+    # a third run has nothing to do
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res3 = run(games, path, jobs=1, progress=False)
+    assert res3.played == 0 and res3.resumed == 12
+
+
+def test_resume_keeps_foreign_records_and_rejects_corrupt_file(reference, tmp_path):
+    games, _ = reference
+    path = tmp_path / "games.jsonl"
+    other = schedule([("random", "greedy")], [99], Settings(players=2))
+    run(games[:2] + other, path, progress=False)
+    with pytest.warns(UserWarning, match="2 record.s. are not games of this run"):
+        res = run(games[:4], path, progress=False, execute=False)
+    assert res.resumed == 2 and res.remaining == 2 and res.played == 0
+    assert len(path.read_text().splitlines()) == 4           # the other run's games are kept
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n{broken\n" + lines[1] + "\n")
+    with pytest.raises(ExperimentError, match="line 2: broken JSON"):
+        run(games, path, progress=False)
+
+
+def test_forfeits_are_recorded(tmp_path):
+    # a per-move time forfeit no move can meet: the first mover loses at once
+    games = schedule([("greedy", "random")], [4], Settings(players=2, time_forfeit=1e-9))
+    res = run(games, tmp_path / "g.jsonl", progress=False)
+    for rec in res.records:
+        assert rec.result is None and rec.meta["termination"].startswith("time-out by seat 0")
+        assert rec.meta["forfeit"] == 0
+        o = outcome(rec)
+        assert o.kind == "forfeit" and o.scores == (0, 1)
+
+
+def test_ray_and_processes_give_the_same_records(tmp_path):
+    ray = pytest.importorskip("ray")
+    games = schedule(round_robin(SPECS, 2), deals(1, seed=11), Settings(players=2)) + \
+        schedule([versus("mcts(iterations=10)", "greedy", 3)], [11], Settings(players=3))
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    try:
+        via_ray = run(games, tmp_path / "ray.jsonl", ray="local", progress=False)
+        assert ray.is_initialized()                 # the runner leaves a Ray it did not start
+    finally:
+        ray.shutdown()
+    via_processes = run(games, tmp_path / "proc.jsonl", jobs=2, progress=False)
+    assert via_ray.played == via_processes.played == len(games) == 9
+    assert [strip_timing(r) for r in via_ray.records] == [strip_timing(r) for r in via_processes.records]
+    assert os.path.getsize(tmp_path / "ray.jsonl") > 0
