@@ -178,9 +178,11 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
 def hint(position: View | State, limit=None, spec: str = DEFAULT_SPEC, seed: int = 0,
          seat: int | None = None, top_k: int = DEFAULT_TOP_K) -> Hint:
     """The best move for the seat to move, a one-line reason and the runner-up."""
+    view_seat = position.seat if isinstance(position, View) else seat
+    if view_seat is not None and view_seat != position.to_move:
+        raise AnalysisError(f"seat {view_seat} is not to move (seat {position.to_move} is): a hint is for the "
+                            "seat to move")
     a = analyse(position, limit, max(2, top_k), spec, seed, seat)
-    if a.seat != a.to_move:
-        raise AnalysisError(f"seat {a.seat} is not to move (seat {a.to_move} is): a hint is for the seat to move")
     best = a.moves[0]
     runner = a.moves[1] if len(a.moves) > 1 else None
     return Hint(best.move, best.description, _reason(a, best, runner), runner, a)

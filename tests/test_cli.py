@@ -118,7 +118,8 @@ def test_ai_move_takes_its_time_and_startup_is_quick():
     out = clean(run("play", "--seed", "4", "--seat", "1", "--ai", "mcts(seconds=0.5)", stdin="quit\n"))
     total = time.perf_counter() - t0
     assert "Player 1 (AI) plays" in out
-    assert "0.5 s]" in out                        # the move took about its time budget
+    took = float(out.split("Player 1 (AI) plays")[1].split(" s]")[0].rsplit(" ", 1)[1])
+    assert 0.45 <= took < 1.5                      # the move took about its time budget
     assert total < 6                               # generous: the machine may be busy
     # the command imports neither rich nor the search until a subcommand needs them
     code = "import sys, splendor_ai.cli; print(sorted(m for m in ('rich', 'splendor_ai._mcts') if m in sys.modules))"
