@@ -168,3 +168,20 @@ def test_beats_random():
         assert out.termination == "normal"
         wins += out.result.winners == (seat_x,)
     assert wins >= 5
+
+
+def test_bench_search_quick(tmp_path):
+    """Smoke run of experiments/bench_search.py (no timing assertions)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parent.parent / "experiments" / "bench_search.py"
+    out = tmp_path / "search.json"
+    proc = subprocess.run([sys.executable, str(script), "--quick", "--positions", "1", "--seconds", "0.05",
+                           "--depths", "1", "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for label in ("mcts", "expectimax d=1", "expectimax t=0.05", "nodes/s", "it/s"):
+        assert label in proc.stdout, label
+    res = json.loads(out.read_text())["results"]
+    assert res["mcts"]["median"] > 0 and res["expectimax d=1"]["median"] > 0

@@ -49,7 +49,7 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_RES_DECK, A_RES_SLOT, DECKCAP, END_POINTS, MAXLEGAL, MAXP, NLEV,
@@ -74,6 +74,12 @@ cdef double INF = 1e30
 cdef inline double now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline double cpu_now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
@@ -128,6 +134,7 @@ cdef class Search:
     cdef public long chance_nodes
     cdef public int depth_done
     cdef public double seconds
+    cdef public double cpu_seconds   # CPU time of the searching thread in run()
     cdef public list depth_seconds
     cdef double deadline
     cdef int use_deadline, aborted
@@ -244,6 +251,7 @@ cdef class Search:
         self.chance_nodes = 0
         self.depth_done = 0
         self.seconds = 0
+        self.cpu_seconds = 0
         self.depth_seconds = []
         self.use_deadline = 0
         self.aborted = 0
@@ -661,7 +669,7 @@ cdef class Search:
         """Iterative deepening from depth 1 to `max_depth` (0: no depth limit) within `seconds`
         (0: no time limit; at least one limit must be given). Depth 1 always finishes. Returns
         the depth of the kept result."""
-        cdef double start = now(), t0, t1, last = 0, prev = 0, grow
+        cdef double start = now(), cpu_start = cpu_now(), t0, t1, last = 0, prev = 0, grow
         cdef int d, m, q, stopped = 0
         if max_depth <= 0 and seconds <= 0:
             raise ValueError("give a depth or a time limit")
@@ -706,6 +714,7 @@ cdef class Search:
         self.use_deadline = 0
         self.aborted = 0
         self.seconds += now() - start
+        self.cpu_seconds += cpu_now() - cpu_start
         return self.depth_done
 
     def results(self):

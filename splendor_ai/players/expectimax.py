@@ -94,7 +94,8 @@ class ExpectimaxPlayer(Player):
                                  "chance_samples": self.params["chance_samples"],
                                  "exact_values": all(not r[1] for r in rows),
                                  "chance_nodes": search.chance_nodes,
-                                 "nodes_per_s": round(nodes / search.seconds) if search.seconds > 0 else None,
+                                 "nodes_per_s": round(nodes / search.cpu_seconds) if search.cpu_seconds > 0 else None,
+                                 "cpu_seconds": round(search.cpu_seconds, 4),
                                  "depth_seconds": [round(t, 4) for t in search.depth_seconds],
                                  "scores": scores})
         return Decision(infos[0].move, info)

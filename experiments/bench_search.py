@@ -1,0 +1,150 @@
+#!/usr/bin/env python
+"""Search benchmark: MCTS iterations/s and expectimax nodes/s on mid-game positions.
+
+The positions are turn-boundary positions from the middle half (by turn) of greedy self-play games
+(deterministic from --seed), searched from the view of the seat to move. Per position:
+
+  mcts            the default `mcts` player (ISMCTS, policy playouts to the end) for --seconds:
+                  iterations/s (one iteration = one determinized descent + playout + backup)
+  expectimax d=N  the default `expectimax` player (exact root values, Star2) at each fixed depth in
+                  --depths: nodes/s (a node = a state the search visited: interior, decision,
+                  chance outcome and leaf states) and the time per search
+  expectimax t=S  `expectimax(seconds=S)` and `expectimax(seconds=S,exact_root=False)`: the depth
+                  iterative deepening completes in --seconds
+
+Rates are per second of CPU time of the searching thread, so other processes on a shared machine
+do not lower them: for expectimax the search loop's own CPU time (`extra["nodes_per_s"]`), for
+MCTS time.thread_time around the whole `choose` call. The timed searches stop on wall time, which
+is what `s/search` shows. --repeat N keeps the fastest of N runs of each fixed-budget search.
+
+    python experiments/bench_search.py                  # 2 players, 6 positions, 1 s searches
+    python experiments/bench_search.py --quick          # 3 positions, 0.2 s, depths 1-2
+    python experiments/bench_search.py --players 3 --depths 1 2 3 --json search.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from splendor_ai.players import make_player  # noqa: E402
+from splendor_ai.state import State  # noqa: E402
+
+
+def mid_game_views(players: int, seed: int, count: int):
+    """`count` views (seat to move) from the middle half of greedy self-play games."""
+    rng = random.Random(seed)
+    out = []
+    game = 0
+    while len(out) < count:
+        bots = [make_player("greedy", seed=seed + game * 10 + i) for i in range(players)]
+        st = State.new(players, seed=seed + game)
+        seen = []
+        while not st.is_over():
+            seen.append(st.copy(stack=False))
+            st.push(bots[st.to_move].choose(st.view()).move)
+        n = len(seen)
+        middle = seen[n // 4: max(n // 4 + 1, 3 * n // 4)]
+        out += [s.view() for s in rng.sample(middle, min(2, len(middle), count - len(out)))]
+        game += 1
+    return out
+
+
+def timed(player, view):
+    """(decision, CPU seconds of this thread)."""
+    t0 = time.thread_time()
+    d = player.choose(view)
+    return d, max(time.thread_time() - t0, 1e-9)
+
+
+def best_of(repeat: int, run):
+    """The run (a dict with a rate under 'rate') with the highest rate of `repeat` runs."""
+    runs = [run() for _ in range(repeat)]
+    return max(runs, key=lambda r: r["rate"])
+
+
+def bench(views, seconds: float, depths: list[int], repeat: int) -> dict:
+    rows = {}
+
+    def add(label, rec):
+        rows.setdefault(label, []).append(rec)
+
+    for i, view in enumerate(views):
+        def mcts():
+            d, cpu = timed(make_player(f"mcts(seconds={seconds})", seed=i), view)
+            return {"rate": d.info.iterations / cpu, "seconds": d.info.seconds,
+                    "iterations": d.info.iterations}
+        add("mcts", best_of(repeat, mcts))
+        for depth in depths:
+            def ex(depth=depth):
+                d = make_player(f"expectimax(depth={depth})", seed=i).choose(view)
+                return {"rate": d.info.extra["nodes_per_s"] or 0.0, "seconds": d.info.seconds,
+                        "nodes": d.info.nodes}
+            add(f"expectimax d={depth}", best_of(repeat, ex))
+        for exact in (True, False):
+            spec = f"expectimax(seconds={seconds}{'' if exact else ',exact_root=False'})"
+            d = make_player(spec, seed=i).choose(view)
+            add(f"expectimax t={seconds:g}" + ("" if exact else " root-ab"),
+                {"rate": d.info.extra["nodes_per_s"] or 0.0, "seconds": d.info.seconds,
+                 "nodes": d.info.nodes, "depth": d.info.extra["depth"]})
+    return rows
+
+
+def fmt(x) -> str:
+    return "-" if x is None else (f"{x:,.0f}" if x >= 100 else f"{x:.3g}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--positions", type=int, default=None, help="positions (default 6; --quick 3)")
+    ap.add_argument("--seconds", type=float, default=None, help="per timed search (default 1; --quick 0.2)")
+    ap.add_argument("--depths", type=int, nargs="+", default=None, help="fixed expectimax depths (default 1 2 3)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 3 positions, 0.2 s, depths 1 2")
+    ap.add_argument("--repeat", type=int, default=1, help="keep the fastest of N runs of each search")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
+    args = ap.parse_args(argv)
+    positions = args.positions or (3 if args.quick else 6)
+    seconds = args.seconds or (0.2 if args.quick else 1.0)
+    depths = args.depths or ([1, 2] if args.quick else [1, 2, 3])
+    views = mid_game_views(args.players, args.seed, positions)
+    legal = [len(v.legal_moves) for v in views]
+    print(f"splendor_ai search benchmark: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}; {args.players} players, {positions} mid-game positions "
+          f"(greedy self-play), {statistics.mean(legal):.0f} legal whole turns on average; best of {args.repeat}")
+    rows = bench(views, seconds, depths, args.repeat)
+    print(f"{'search':<28}{'rate (median)':>16}{'rate (min-max)':>24}{'s/search':>10}{'depth':>8}")
+    print("-" * 86)
+    summary = {}
+    for label, recs in rows.items():
+        rates = [r["rate"] for r in recs]
+        unit = "it/s" if label == "mcts" else "nodes/s"
+        depth = [r["depth"] for r in recs if "depth" in r]
+        summary[label] = {"unit": unit, "median": statistics.median(rates), "min": min(rates), "max": max(rates),
+                          "seconds_mean": statistics.mean(r["seconds"] for r in recs),
+                          "depths": depth or None, "runs": recs}
+        print(f"{label:<28}{fmt(statistics.median(rates)) + ' ' + unit:>16}"
+              f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>24}"
+              f"{statistics.mean(r['seconds'] for r in recs):>10.3f}"
+              f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>8}")
+    if args.json:
+        args.json.write_text(json.dumps({"players": args.players, "positions": [v.position() for v in views],
+                                         "seconds": seconds, "depths": depths, "repeat": args.repeat,
+                                         "machine": {"processor": platform.processor(), "cores": os.cpu_count(),
+                                                     "python": platform.python_version()},
+                                         "results": summary}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
