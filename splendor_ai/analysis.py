@@ -18,8 +18,6 @@ move the AI of that strength would play.
 """
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -220,60 +218,22 @@ def _reason(a: Analysis, best: MoveAnalysis, runner: MoveAnalysis | None) -> str
 
 
 class _Search:
-    """One analysis: the MCTS player's search over a view, run in chunks when reporting."""
+    """One analysis: the MCTS player's own search (`MCTSPlayer.new_search`), run in chunks when
+    reporting progress."""
 
     def __init__(self, view: View, spec: str, seed: int, limit):
-        from .players.base import Limit
-        from .players.mcts import MODES, derive_seed
-        from . import _mcts
-        self.view = view
-        self.spec = spec
-        self.seed = seed
-        player = _make_search_player(spec, seed)
-        self.player = player
-        limit = limit or Limit()
-        self.iterations = limit.iterations or (player.iterations if limit.seconds is None else None)
-        self.seconds = limit.seconds or (player.seconds if limit.iterations is None else None)
-        dets = limit.dets or player.dets
-        search_seed = derive_seed(player.seed, view.turn)
-        core = view._core
-        mode = MODES[player.mode]
-        self.searches = [_mcts.Search(core, player.params, search_seed, mode, dets, player.max_nodes)]
-        for w in range(1, player.workers):
-            self.searches.append(_mcts.Search(core, player.params, derive_seed(search_seed, w), mode, dets,
-                                              player.max_nodes))
-        self.per_worker = None if self.iterations is None else max(1, math.ceil(self.iterations / player.workers))
-
-    def _run_all(self, iterations: int, seconds: float) -> None:
-        run = lambda s: s.run(iterations, seconds)
-        if self.player._pool and len(self.searches) > 1:
-            list(self.player._pool.map(run, self.searches))
-        else:
-            for s in self.searches:
-                run(s)
+        self.view, self.spec, self.seed = view, spec, seed
+        self.player = _make_search_player(spec, seed)
+        self.search = self.player.new_search(view, limit)
 
     def run(self, top_k: int, progress=None, report_every: float | None = None) -> Analysis:
         try:
             if progress is None or report_every is None:
-                self._run_all(self.per_worker or 0, self.seconds or 0.0)
+                self.search.run()
             else:
-                start = time.monotonic()
                 while True:
-                    left_iters = 0
-                    if self.per_worker is not None:
-                        left_iters = self.per_worker - self.searches[0].iterations
-                        if left_iters <= 0:
-                            break
-                    chunk = report_every
-                    if self.seconds is not None:
-                        left = self.seconds - (time.monotonic() - start)
-                        if left <= 0:
-                            break
-                        chunk = min(chunk, left)
-                    self._run_all(left_iters, chunk)
-                    if self.per_worker is not None and self.searches[0].iterations >= self.per_worker:
-                        break
-                    if self.seconds is not None and time.monotonic() - start >= self.seconds:
+                    self.search.run(report_every)
+                    if self.search.done():
                         break
                     progress(self._collect(top_k, done=False))
             return self._collect(top_k, done=True)
@@ -281,48 +241,19 @@ class _Search:
             self.player.close()
 
     def _collect(self, top_k: int, done: bool) -> Analysis:
-        from .players.keys import line_to_moves
-        from .players.mcts import derive_seed
-        view = self.view
-        core = view._core
-        seat = view.to_move
-        mover_view = view.seat == seat
-        legal_keys = {core.action_key(a) for a in core.legal_actions()} if mover_view else None
-        stats: dict[int, list] = {}
-        for s in self.searches:
-            for key, visits, wsum, prior in s.root_stats():
-                if legal_keys is not None and key not in legal_keys:
-                    continue
-                e = stats.setdefault(key, [0, [0.0] * len(wsum), prior])
-                e[0] += visits
-                e[1] = [a + b for a, b in zip(e[1], wsum)]
-        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
-        tree = self.searches[0]
-        infos = []
-        for key, (visits, wsum, prior) in ranked[:top_k]:
-            line = [k for k, _, _ in tree.principal_variation(key)] or [key]
-            if mover_view:
-                move = str(self.player._complete(view, key, line))
-            else:
-                move = line_to_moves(line)[0]
-            pv = line_to_moves(line) or [move]
-            pv[0] = move
-            values = tuple(_nan_to_none(w / visits) if visits else None for w in wsum)
-            infos.append(MoveAnalysis(move, visits, values[seat], prior, tuple(pv), values,
-                                      self._describe(move)))
-        if not infos and mover_view:  # no iteration reached the root's children
-            move = str(self.player._complete(view, None, []))
-            infos.append(MoveAnalysis(move, 0, None, 1.0, (move,), (None,) * view.players,
-                                      self._describe(move)))
-        visits = sum(v for v, _, _ in stats.values())
-        totals = [sum(w[k] for _, w, _ in stats.values()) for k in range(view.players)]
-        seat_wr = tuple(t / visits if visits else None for t in totals)
+        view, search = self.view, self.search
+        infos = tuple(MoveAnalysis(str(m.move), m.visits, _nan_to_none(m.value), m.prior, m.pv,
+                                   tuple(_nan_to_none(v) for v in m.values), self._describe(str(m.move)))
+                      for m in search.ranked(top_k))
+        visits, seat_wr = search.root_summary()
+        seat_wr = tuple(_nan_to_none(v) for v in seat_wr)
+        mover_view = view.seat == view.to_move
         return Analysis(
-            seat=view.seat, to_move=seat, turn=view.turn, position=view.position(),
-            moves=tuple(infos), legal_moves=len(view.legal_moves) if mover_view else None,
-            iterations=sum(s.iterations for s in self.searches), visits=visits,
-            seconds=max(s.seconds for s in self.searches), nodes=sum(s.nodes_used for s in self.searches),
-            winrate=seat_wr[seat], seat_winrates=seat_wr, spec=self.spec, seed=self.seed, done=done)
+            seat=view.seat, to_move=view.to_move, turn=view.turn, position=view.position(),
+            moves=infos, legal_moves=len(view.legal_moves) if mover_view else None,
+            iterations=search.iterations_done, visits=visits, seconds=search.elapsed,
+            nodes=sum(t.nodes_used for t in search.trees), winrate=seat_wr[view.to_move],
+            seat_winrates=seat_wr, spec=self.spec, seed=self.seed, done=done)
 
     def _describe(self, move: str) -> str | None:
         view = self.view

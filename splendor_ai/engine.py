@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from typing import Any, Callable, TextIO
 
 from .errors import SplendorError

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from . import position as pos
 from ._engine import Core
-from .cards import CARDS, COLOURS, LETTERS, NOBLES, TOKEN_NAMES
+from .cards import CARDS, COLOURS, NOBLES, TOKEN_NAMES
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
 from .move import BUY, PASS, RESERVE, RESERVE_DECK, TAKE, Move
 

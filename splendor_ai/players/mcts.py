@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import _mcts, _policy
@@ -94,67 +95,28 @@ class MCTSPlayer(Player):
         return None
 
     def choose(self, view: View | State, limit: Limit | None = None) -> Decision:
+        search = self.new_search(view, limit, reuse=self.reuse)
+        search.run()
+        infos = search.ranked()
+        if self.reuse:
+            self._tree = search.trees[0]
+            self._since = []
+        return Decision(infos[0].move, search.info(infos))
+
+    def new_search(self, view: View | State, limit: Limit | None = None, reuse: bool = False) -> "MCTSSearch":
+        """The search this player would run for `view` under `limit`, not yet run: analysis
+        drives it in chunks to report progress. `reuse` continues the tree kept from the last
+        move (only `choose` does that: the player's own games)."""
         if isinstance(view, State) and not self.perfect_information:
             raise TypeError("a hidden-information player is given a View, never the true State")
         if self.perfect_information and not isinstance(view, State):
             raise TypeError("mode='perfect' searches the true State; it is for experiments only")
-        limit = limit or Limit()
-        iterations = limit.iterations or (self.iterations if limit.seconds is None else None)
-        seconds = limit.seconds or (self.seconds if limit.iterations is None else None)
-        dets = limit.dets or self.dets
-        seed = derive_seed(self.seed, view.turn)
-        core = view._core
-        mode = MODES[self.mode]
-        searches = []
-        tree = self._reused_tree(core)
-        if tree is None:
-            tree = _mcts.Search(core, self.params, seed, mode, dets, self.max_nodes)
-        searches.append(tree)
-        for w in range(1, self.workers):
-            searches.append(_mcts.Search(core, self.params, derive_seed(seed, w), mode, dets, self.max_nodes))
-        per_worker = None if iterations is None else max(1, math.ceil(iterations / self.workers))
-        run = lambda s: s.run(per_worker or 0, seconds or 0.0)
-        if self._pool:
-            list(self._pool.map(run, searches))
-        else:
-            run(tree)
-        stats: dict[int, list] = {}
-        legal_keys = {core.action_key(a) for a in core.legal_actions()}
-        for s in searches:
-            for key, visits, wsum, prior in s.root_stats():
-                if key not in legal_keys:  # a reused tree holds children of cards that never came
-                    continue
-                e = stats.setdefault(key, [0, [0.0] * len(wsum), prior])
-                e[0] += visits
-                e[1] = [a + b for a, b in zip(e[1], wsum)]
-        seat = view.to_move
-        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
-        infos = []
-        for key, (visits, wsum, prior) in ranked:
-            line = [k for k, _, _ in tree.principal_variation(key)]
-            move = self._complete(view, key, line)
-            pv = line_to_moves(line) or [str(move)]
-            pv[0] = str(move)
-            values = tuple(w / visits if visits else float("nan") for w in wsum)
-            infos.append(MoveInfo(move, visits, values[seat], prior, tuple(pv), values))
-        if not infos:  # no iteration reached the root's children (a one-iteration budget)
-            move = self._complete(view, None, [])
-            infos.append(MoveInfo(move, 0, float("nan"), 1.0, (str(move),)))
-        total_iters = sum(s.iterations for s in searches)
-        info = SearchInfo(moves=tuple(infos), iterations=total_iters, seconds=max(s.seconds for s in searches),
-                          seed=seed, nodes=sum(s.nodes_used for s in searches),
-                          memory_bytes=sum(s.memory_bytes for s in searches),
-                          extra={"mode": self.mode, "workers": self.workers})
-        if self.reuse:
-            self._tree = tree
-            self._since = []
-        return Decision(infos[0].move, info)
+        return MCTSSearch(self, view, limit or Limit(), self._reused_tree(view._core) if reuse else None)
 
     def _complete(self, view, key, line) -> Move:
         """The whole turn that starts with root key `key`: the decisions the tree prefers, then
         the playout policy's for any the tree has not explored."""
         core = view._core.copy()
-        seat = core.to_move
         actions = []
         todo = list(line[1:]) if key is not None else []
         first = True
@@ -175,3 +137,93 @@ class MCTSPlayer(Player):
             if seq == tuple(actions):
                 return move
         raise AssertionError(f"search produced an action sequence {actions} that is not a legal turn")
+
+
+class MCTSSearch:
+    """The C searches behind one decision: one tree, or one per worker (root parallelism), with
+    the budget of a `Limit`. `run` can be called again to continue the same trees."""
+
+    def __init__(self, player: MCTSPlayer, view: View | State, limit: Limit, tree=None):
+        self.player, self.view = player, view
+        self.iterations = limit.iterations or (player.iterations if limit.seconds is None else None)
+        self.seconds = limit.seconds or (player.seconds if limit.iterations is None else None)
+        dets = limit.dets or player.dets
+        self.seed = derive_seed(player.seed, view.turn)
+        core, mode = view._core, MODES[player.mode]
+        self.trees = [tree or _mcts.Search(core, player.params, self.seed, mode, dets, player.max_nodes)]
+        for w in range(1, player.workers):
+            self.trees.append(_mcts.Search(core, player.params, derive_seed(self.seed, w), mode, dets,
+                                           player.max_nodes))
+        self.per_worker = None if self.iterations is None else max(1, math.ceil(self.iterations / player.workers))
+        self._start_iterations = self.trees[0].iterations  # a reused tree has some already
+        self.elapsed = 0.0
+
+    @property
+    def iterations_done(self) -> int:
+        return sum(t.iterations for t in self.trees) - self._start_iterations
+
+    def done(self) -> bool:
+        if self.per_worker is not None and self.trees[0].iterations - self._start_iterations >= self.per_worker:
+            return True
+        return self.seconds is not None and self.elapsed >= self.seconds
+
+    def run(self, seconds: float | None = None) -> None:
+        """Search on, until the limit or for at most `seconds` more (a chunk, for progress)."""
+        left = None if self.seconds is None else self.seconds - self.elapsed
+        chunk = min(x for x in (seconds, left) if x is not None) if (seconds or left is not None) else None
+        iters = 0 if self.per_worker is None else self.per_worker - (self.trees[0].iterations - self._start_iterations)
+        if (chunk is not None and chunk <= 0) or (self.per_worker is not None and iters <= 0):
+            return
+        t0 = time.perf_counter()
+        run = lambda t: t.run(iters, chunk or 0.0)
+        if self.player._pool and len(self.trees) > 1:
+            list(self.player._pool.map(run, self.trees))
+        else:
+            for t in self.trees:
+                run(t)
+        self.elapsed += time.perf_counter() - t0
+
+    def ranked(self, top_k: int | None = None) -> list[MoveInfo]:
+        """The root moves, most visited first. When the view's seat is not to move (analysis of
+        another seat's turn), moves come from the tree alone, without the automatic decisions."""
+        view = self.view
+        core, seat = view._core, view.to_move
+        mover_view = getattr(view, "seat", seat) == seat
+        legal_keys = {core.action_key(a) for a in core.legal_actions()} if mover_view else None
+        stats: dict[int, list] = {}
+        for t in self.trees:
+            for key, visits, wsum, prior in t.root_stats():
+                if legal_keys is not None and key not in legal_keys:
+                    continue  # a reused tree holds children of cards that never came
+                e = stats.setdefault(key, [0, [0.0] * len(wsum), prior])
+                e[0] += visits
+                e[1] = [a + b for a, b in zip(e[1], wsum)]
+        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
+        infos = []
+        for key, (visits, wsum, prior) in ranked[:top_k]:
+            line = [k for k, _, _ in self.trees[0].principal_variation(key)] or [key]
+            pv = line_to_moves(line)
+            move = self.player._complete(view, key, line) if mover_view else Move.parse(pv[0])
+            pv[0] = str(move)
+            values = tuple(w / visits if visits else float("nan") for w in wsum)
+            infos.append(MoveInfo(move, visits, values[seat], prior, tuple(pv), values))
+        if not infos and mover_view:  # no iteration reached the root's children
+            move = self.player._complete(view, None, [])
+            infos.append(MoveInfo(move, 0, float("nan"), 1.0, (str(move),), (float("nan"),) * view.players))
+        return infos
+
+    def root_summary(self) -> tuple[int, tuple[float, ...]]:
+        """The visits of the root's moves, and every seat's expected result over them (nan
+        before any)."""
+        visits, totals = 0, [0.0] * self.view.players
+        for t in self.trees:
+            for _, v, wsum, _ in t.root_stats():
+                visits += v
+                totals = [a + b for a, b in zip(totals, wsum)]
+        return visits, tuple(x / visits if visits else float("nan") for x in totals)
+
+    def info(self, infos: list[MoveInfo]) -> SearchInfo:
+        return SearchInfo(moves=tuple(infos), iterations=self.iterations_done, seconds=self.elapsed, seed=self.seed,
+                          nodes=sum(t.nodes_used for t in self.trees),
+                          memory_bytes=sum(t.memory_bytes for t in self.trees),
+                          extra={"mode": self.player.mode, "workers": self.player.workers})
