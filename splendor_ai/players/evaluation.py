@@ -13,7 +13,10 @@ For each seat, in prestige-point units (computed in C by `_policy.eval_state`):
           (w[8], w[9] unused, kept for the Cities of Splendor terms)
 
 Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. The defaults below
-come from the self-play tuning in experiments/tune_eval.py (see experiments/README.md).
+come from the self-play tuning in experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
+experiments/results/tune_eval/report.txt: +142 Elo [+107, +181] over the hand-set start). The
+tempo weight is left at 0: a one-ply player cannot see it (after its turn the opponent is always
+to move), so its tuned value is noise.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from ..state import State, View
 
 NAMES = ("points", "bonuses", "noble_progress", "gems", "gold", "reserved", "best_buy", "tempo",
          "unused8", "unused9")
-DEFAULT_WEIGHTS = (1.0, 0.6, 0.6, 0.1, 0.15, 0.25, 0.2, 0.0, 0.0, 0.0)
+DEFAULT_WEIGHTS = (1.0, 2.349, 0.75, 0.269, 0.0, 0.124, 0.688, 0.0, 0.0, 0.0)
 DEFAULT_SCALE = 0.6
 
 
