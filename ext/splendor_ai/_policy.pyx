@@ -10,8 +10,11 @@ from libc.string cimport memcpy
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
-    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
+    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
     Player, Rng, State, Tables, apply_action, get_tables, legal_actions, rng_below, rng_next)
+
+cdef extern from *:
+    int ctz "__builtin_ctz"(unsigned int x) nogil
 
 cdef const Tables* T = get_tables()
 cdef int TAKE3_COLS[10][3]
@@ -128,40 +131,54 @@ cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) 
         out[i] /= tot
 
 
+cdef inline void add_need(const Player* p, int card, float* need) noexcept nogil:
+    """Add what `card` still asks of the player's gems, weighted by what it brings and by how
+    close it is (a card nearly affordable steers the next takes)."""
+    cdef int c, d[NCOL]
+    cdef int sf = 0
+    cdef float w
+    for c in range(NCOL):
+        d[c] = T.cost[card][c] - p.bonus[c] - p.tokens[c]
+        if d[c] > 0:
+            sf += d[c]
+    sf -= p.tokens[GOLD]
+    if sf < 0:
+        sf = 0
+    w = (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+    for c in range(NCOL):
+        if d[c] > 0:
+            need[c] += w * d[c]
+
+
 cdef int score_actions(const State* s, const int* acts, int n, float* scores) noexcept nogil:
     """Heuristic desirability of each action for the player to move (higher is better).
     Returns the index of the best one."""
     cdef const Player* p = &s.p[s.to_move]
     cdef float need[NCOL]
-    cdef float w, mx = 0, sc, best_sc = -1e30
-    cdef int i, j, c, a, lv, sl, card, sf, d, best = 0, k
+    cdef float mx = 0, sc, best_sc = -1e30
+    cdef int i, c, a, lv, sl, card, best = 0, k, col
+    cdef unsigned int m
+    if s.phase == PH_NOBLE:   # every noble is worth the same 3 points
+        for i in range(n):
+            scores[i] = 1.0
+        return 0
     for c in range(NCOL):
         need[c] = 0
-    # what the player's gems are for: cards close to affordable, weighted by what they bring
     for lv in range(NLEV):
-        for sl in range(NSLOT + MAXRES):
-            if sl < NSLOT:
-                card = s.market[lv][sl]
-            elif lv == 0 and sl - NSLOT < p.nres:
-                card = p.res[sl - NSLOT]
-            else:
-                card = -1
-            if card < 0:
-                continue
-            sf = shortfall(p, card) - p.tokens[GOLD]
-            if sf < 0:
-                sf = 0
-            w = (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
-            for c in range(NCOL):
-                d = T.cost[card][c] - p.bonus[c] - p.tokens[c]
-                if d > 0:
-                    need[c] += w * d
+        for sl in range(s.nslots):
+            card = s.market[lv][sl]
+            if card >= 0:
+                add_need(p, card, need)
+    for i in range(p.nres):
+        if p.res[i] >= 0:
+            add_need(p, p.res[i], need)
     for c in range(NCOL):
         if need[c] > mx:
             mx = need[c]
     if mx > 0:
+        mx = 1.0 / mx
         for c in range(NCOL):
-            need[c] /= mx
+            need[c] *= mx
     for i in range(n):
         a = acts[i]
         if a < A_TAKE2D:
@@ -183,16 +200,18 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
             else:
                 card = p.res[a - A_BUY_HAND]
             sc = 3.0 + 1.5 * T.points[card]
-            for k in range(NNOBLES):
-                if (s.nobles >> k) & 1 and p.bonus[T.bonus[card]] < T.noble_req[k][T.bonus[card]]:
+            col = T.bonus[card]
+            m = s.nobles
+            while m:   # each face-up noble still short of this colour
+                k = ctz(m)
+                m &= m - 1
+                if p.bonus[col] < T.noble_req[k][col]:
                     sc += 0.5
         elif a == A_PASS:
             sc = 0
-        elif a < A_NOBLE:
+        else:
             c = a - A_RETURN
             sc = -1.0 if c == GOLD else 1.0 - need[c]
-        else:
-            sc = 1.0
         scores[i] = sc
         if sc > best_sc:
             best_sc = sc
