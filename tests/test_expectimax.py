@@ -55,7 +55,8 @@ def test_noble_decides_the_final_turn(depth):
     assert d.info.extra["depth"] == depth
 
 
-@pytest.mark.parametrize("spec", ["expectimax(depth=2)", "expectimax(depth=3)", "expectimax(depth=2,exact_root=False)",
+@pytest.mark.parametrize("spec", ["expectimax(depth=2)", "expectimax(depth=3,exact_root=True)",
+                                  "expectimax(depth=2,exact_root=False)",
                                   "expectimax(depth=2,algo='maxn')", "expectimax(depth=2,dets=3,chance_samples=2)",
                                   "expectimax(seconds=0.3)"])
 def test_two_turn_forced_win(spec):
@@ -64,14 +65,18 @@ def test_two_turn_forced_win(spec):
     assert str(d.move) == "b57"
     assert d.info.moves[0].value == 1.0
     assert d.info.moves[0].pv[:2] == ("b57", "b56")
-    if "exact_root=False" not in spec:
-        assert {str(m.move): m.value for m in d.info.moves}["b45"] == 0.0
+    by_move = {str(m.move): m for m in d.info.moves}
+    if "exact_root=True" in spec or "maxn" in spec:   # every root move has its exact value
+        assert d.info.extra["exact_values"] and by_move["b45"].value == 0.0
+    else:   # only the best moves: the others have upper bounds, no better than those
+        assert not d.info.extra["exact_values"] and by_move["b45"].value <= d.info.moves[0].value
     assert d.info.extra["depth"] >= 2
 
 
 def test_reproducible():
     view = mid_game().view()
-    for spec in ("expectimax(depth=3)", "expectimax(depth=2,dets=3)", "expectimax(depth=3,exact_root=False)"):
+    for spec in ("expectimax(depth=3)", "expectimax(depth=2,dets=3,exact_root=True)",
+                 "expectimax(depth=3,exact_root=False)", "expectimax(seconds=0.1,depth=2)"):
         a = make_player(spec, seed=11).choose(view)
         b = make_player(spec, seed=11).choose(view)
         assert a.move == b.move
@@ -100,24 +105,27 @@ def test_pruning_gives_the_exact_values():
     seqs = list(view.legal_moves._table.values())
     for depth, dets in ((3, 1), (2, 3)):   # with several worlds the root is a chance node too
         results = {}
-        for algo, star2, exact in ((1, 0, 1), (0, 0, 1), (0, 1, 1), (0, 1, 0)):
+        # root_exact: 0 = every root move exact, k = the k best (multi-PV alpha-beta at the root)
+        for algo, star2, exact in ((1, 0, 0), (0, 0, 0), (0, 1, 0), (0, 1, 1), (0, 1, 3)):
             s = _expectimax.Search(view._core, seqs, {"algo": algo, "chance_samples": 2, "eval_bound": 30.0,
                                                       "root_exact": exact, "star2": star2,
                                                       "weights": list(DEFAULT_WEIGHTS)}, 9, dets)
             assert s.run(depth, 0.0) == depth
             results[algo, star2, exact] = ([r[0][view.to_move] for r in s.results()], [r[3] for r in s.results()],
                                            s.nodes)
-        ref, _, full_nodes = results[1, 0, 1]
+        ref, _, full_nodes = results[1, 0, 0]
+        top = sorted(ref, reverse=True)
         for (algo, star2, exact), (vals, is_exact, nodes) in results.items():
             for r, v, e in zip(ref, vals, is_exact):
                 if e:
                     assert v == pytest.approx(r, abs=1e-5)
-                else:   # root alpha-beta: an upper bound, no better than the best move
-                    assert v >= r - 1e-5 and v <= max(vals)
-            assert max(vals) == pytest.approx(max(ref), abs=1e-5)
+                else:   # root alpha-beta: an upper bound, no better than the k-th best move
+                    assert v >= r - 1e-5 and v <= top[exact - 1] + 1e-5
+            assert sum(is_exact) >= (exact or len(vals))
+            assert sorted(vals, reverse=True)[:exact or 1] == pytest.approx(top[:exact or 1], abs=1e-5)
             assert nodes <= full_nodes
-        assert results[0, 1, 0][2] < full_nodes
-    assert results[0, 1, 1][2] <= results[0, 0, 1][2]
+        assert results[0, 1, 1][2] < full_nodes
+    assert results[0, 1, 0][2] <= results[0, 0, 0][2]
 
 
 def test_time_limit_and_search_info():
@@ -141,7 +149,7 @@ def test_only_views_and_bad_specs():
     with pytest.raises(TypeError):
         make_player("expectimax(depth=1)").choose(st)
     for spec in ("expectimax(depth=0)", "expectimax(algo='minimax')", "expectimax(chance_samples=0)",
-                 "expectimax(seconds=-1)", "expectimax(dets=100)"):
+                 "expectimax(seconds=-1)", "expectimax(dets=100)", "expectimax(exact_root=0)"):
         with pytest.raises(ConfigError):
             make_player(spec)
 

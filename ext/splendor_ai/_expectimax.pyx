@@ -37,11 +37,13 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   the best other seat's; every player maximises its own entry (ties: the earlier move in the
   ordering); no pruning.
 - The root moves are whole turns (the action sequences of the view's legal moves). With
-  `root_exact` (the default) each one is searched with the full window, so every root move gets
-  an exact value (for ranking and analysis). With `root_exact = 0` the root is alpha-beta too:
-  moves are tried best first by the last depth, the worlds are treated as equally likely outcomes
-  of a chance node (Star1), and a move that cannot beat the best one before it gets an upper bound
-  instead of its value; the chosen move and its value are the same, found several times faster.
+  `root_exact = 0` each one is searched with the full window, so every root move gets an exact
+  value (for ranking and analysis). With `root_exact = k > 0` the root is alpha-beta too (a
+  multi-PV search): moves are tried best first by the last depth, the worlds are treated as
+  equally likely outcomes of a chance node (Star1), and a move that cannot beat the k-th best one
+  before it gets an upper bound instead of its value. The k best moves (so the chosen move) and
+  their values are the same as with exact values, found several times faster: a position with
+  10 tokens in hand can have 500 whole turns at the root, each return choice a separate move.
 - Iterative deepening: depth 1, 2, ... until `max_depth` or the deadline; an unfinished depth is
   thrown away (depth 1 always finishes). The next depth is not started when the time it would take,
   estimated from the growth of the last two depths, exceeds what is left.
@@ -67,6 +69,7 @@ cdef enum:
     MAXSEQ = 8        # actions of one whole turn: main + at most 3 returns + noble
     MAXDEPTH = 40
     MAXCHANCE = 64
+    MAXTOP = 64       # root_exact: at most this many moves with exact values (0: all of them)
 
 cdef double INF = 1e30
 
@@ -115,7 +118,7 @@ cdef class Search:
     cdef State worlds[MAXDETS]
     cdef uint64_t world_hash[MAXDETS]
     cdef int nworlds, nroot, seat, nplayers, algo, chance_k, root_exact, star2
-    cdef int* order          # root moves in search order (root_exact == 0: best first by the last depth)
+    cdef int* order          # root moves in search order (root_exact > 0: best first by the last depth)
     cdef int* nexact         # worlds in which a root move's value is exact, last finished depth
     cdef int* cur_nexact
     cdef int* seq            # nroot x MAXSEQ action ids
@@ -189,7 +192,7 @@ cdef class Search:
         self.algo = p.pop("algo")
         self.chance_k = p.pop("chance_samples")
         self.eval_bound = p.pop("eval_bound")
-        self.root_exact = p.pop("root_exact", 1)
+        self.root_exact = p.pop("root_exact", 0)
         self.star2 = p.pop("star2", 1)
         weights = p.pop("weights")
         if p:
@@ -198,6 +201,8 @@ cdef class Search:
             raise ValueError("algo must be 0 (paranoid) or 1 (maxn)")
         if not 1 <= self.chance_k <= MAXCHANCE:
             raise ValueError(f"chance_samples must be 1-{MAXCHANCE}")
+        if not 0 <= self.root_exact <= MAXTOP:
+            raise ValueError(f"root_exact must be 0 (all) or 1-{MAXTOP}")
         if not self.eval_bound > 0:
             raise ValueError("eval_bound must be positive")
         if len(weights) != NWEIGHTS:
@@ -597,13 +602,14 @@ cdef class Search:
 
     cdef int search_depth(self, int depth) noexcept nogil:
         """Search every root move at `depth` into cur*: its value averaged over the worlds (exact,
-        or with root_exact = 0 an upper bound when it cannot beat the best move before it; the
-        worlds are then the outcomes of a chance node, with Star1 windows). Returns 0, or 1 if
-        the deadline stopped it."""
+        or with root_exact = k > 0 an upper bound when it cannot beat the k-th best move before
+        it; the worlds are then the outcomes of a chance node, with Star1 windows). Returns 0, or
+        1 if the deadline stopped it."""
         cdef State s
         cdef float v[MAXP]
-        cdef float alpha, best = -self.bound - 1, lo, total, U = self.bound, L = -self.bound
-        cdef int w, i, m, q, j, nw = self.nworlds
+        cdef float alpha, lo, total, U = self.bound, L = -self.bound
+        cdef float top[MAXTOP]      # the best values so far, best first
+        cdef int w, i, m, q, j, nw = self.nworlds, ntop = 0, k = self.root_exact
         cdef long before
         for i in range(self.nroot):
             m = self.order[i]
@@ -612,7 +618,8 @@ cdef class Search:
             self.cur_nexact[m] = 1
             for q in range(MAXP):
                 self.cur[m * MAXP + q] = 0
-            alpha = -self.bound - 1 if self.root_exact else best
+            # a move is searched exactly when it may be among the k best so far (k = 0: all moves)
+            alpha = top[k - 1] if k > 0 and ntop >= k else -self.bound - 1
             before = self.nodes
             total = 0
             for w in range(nw):
@@ -648,8 +655,16 @@ cdef class Search:
             self.cur_rnodes[m] = self.nodes - before
             if self.algo != ALGO_MAXN:
                 self.cur[m * MAXP + self.seat] = total
-                if total > best:
-                    best = total
+                if k > 0 and self.cur_nexact[m]:
+                    j = ntop if ntop < k else k - 1
+                    if ntop < k:
+                        ntop += 1
+                    elif total <= top[k - 1]:
+                        continue
+                    while j > 0 and top[j - 1] < total:
+                        top[j] = top[j - 1]
+                        j -= 1
+                    top[j] = total
         return 0
 
     cdef void sort_root(self) noexcept nogil:
@@ -678,7 +693,7 @@ cdef class Search:
         self.deadline = start + seconds
         with nogil:
             # a fixed depth needs no shallower searches, unless they order the root moves
-            d = 1 if seconds > 0 or not self.root_exact else max_depth
+            d = 1 if seconds > 0 or self.root_exact > 0 else max_depth
             while d <= max_depth:
                 t0 = now()
                 if seconds > 0 and d > 1:
@@ -706,7 +721,7 @@ cdef class Search:
                     self.rpvlen[m] = self.cur_rpvlen[m]
                     memcpy(&self.rpv[m * MAXPLY], &self.cur_rpv[m * MAXPLY], self.cur_rpvlen[m] * sizeof(int16_t))
                 self.depth_done = d
-                if not self.root_exact and self.algo != ALGO_MAXN:
+                if self.root_exact > 0 and self.algo != ALGO_MAXN:
                     self.sort_root()
                 if seconds > 0 and now() >= self.deadline:
                     break
@@ -721,8 +736,8 @@ cdef class Search:
         """[(values per seat, nodes below, principal variation keys, exact)] per root move, in the
         order given; for paranoid only the searching seat's value is set (the others are None).
         The principal variation (world 0) starts with the root move's own actions. `exact` is
-        False when, with root_exact = 0, the value is an upper bound in some world (a move
-        alpha-beta showed to be no better than one searched before it)."""
+        False when, with root_exact = k > 0, the value is an upper bound (a move alpha-beta showed
+        to be no better than the k-th best one searched before it)."""
         out = []
         cdef int m, q, j
         for m in range(self.nroot):
