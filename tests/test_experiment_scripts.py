@@ -170,6 +170,15 @@ def test_bad_input_one_line_errors(name, argv, message, tmp_path, capsys):
     assert err.startswith(f"{name}.py: error: ") and message in err and "\n" not in err
 
 
+def test_bad_ray_address(tmp_path, capsys):
+    pytest.importorskip("ray")
+    for address, message in [("nohost", "--ray 'nohost': expected 'local', 'auto' or HOST:PORT"),
+                             ("127.0.0.1:1", "cannot reach the Ray cluster at '127.0.0.1:1'")]:
+        assert call("tournament", "random", "greedy", "--ray", address, "--out", tmp_path / "o") == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith("tournament.py: error: ") and message in err[-1]
+
+
 def test_bad_files_and_config(tmp_path, capsys):
     good = tmp_path / "ok"
     assert call("tournament", "random", "greedy", "--deals", 1, "--out", good, "--no-progress") == 0

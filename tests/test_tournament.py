@@ -230,6 +230,21 @@ def test_resume_keeps_foreign_records_and_rejects_corrupt_file(reference, tmp_pa
         run(games, path, progress=False)
 
 
+def test_four_players_with_a_per_move_limit(tmp_path):
+    # plain "mcts" would search 2000 iterations a move: the run's limit of 5 overrides it
+    games = schedule([versus("mcts", "random", 4)], [2], Settings(players=4, iterations=5))
+    res = run(games, tmp_path / "g.jsonl", progress=False)
+    assert [r.players for r in res.records] == [["mcts", "random", "random", "random"],
+                                                ["random", "random", "random", "mcts"],
+                                                ["random", "random", "mcts", "random"],
+                                                ["random", "mcts", "random", "random"]]
+    assert all(r.meta["settings"]["iterations"] == 5 and r.result is not None for r in res.records)
+    assert max(max(r.meta["max_move_seconds"]) for r in res.records) < 1.0
+    t = players_table([outcome(r) for r in res.records])
+    assert t["mcts"]["games"] == 4 and t["random"]["games"] == 12
+    assert sorted(t["mcts"]["seat_win_rates"]) == ["0", "1", "2", "3"]
+
+
 def test_forfeits_are_recorded(tmp_path):
     # a per-move time forfeit no move can meet: the first mover loses at once
     games = schedule([("greedy", "random")], [4], Settings(players=2, time_forfeit=1e-9))

@@ -91,6 +91,22 @@ def _cpus(games) -> int:
     return most
 
 
+def _probe(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (ExperimentError) when a host:port Ray address does not answer: ray.init
+    would otherwise keep retrying for minutes."""
+    if address in ("local", "auto"):
+        return
+    hostport = address.split("://", 1)[-1].rsplit("/", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ExperimentError(f"--ray {address!r}: expected 'local', 'auto' or HOST:PORT (ray://HOST:PORT)")
+    import socket
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ExperimentError(f"cannot reach the Ray cluster at {address!r}: {e.strerror or e}") from None
+
+
 class _Ray:
     def __init__(self, address: str, jobs: int | None, cpus: int):
         try:
@@ -101,6 +117,7 @@ class _Ray:
         self.ray = ray
         self.started = False
         if not ray.is_initialized():
+            _probe(address)
             kw = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
             try:
                 if address == "local":
@@ -192,11 +209,11 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
     stopping = bool(stop and stop(finished))
     if todo and not stopping and execute:
         from tqdm import tqdm
+        executor = _Ray(ray, jobs, _cpus(todo)) if ray else _Processes(jobs or 1)
         bar = tqdm(total=len(wanted), initial=len(done), desc=desc, unit="game", disable=not progress,
                    dynamic_ncols=True, leave=True)
         if board.points:
             bar.set_postfix_str(board.text(), refresh=False)
-        executor = _Ray(ray, jobs, _cpus(todo)) if ray else _Processes(jobs or 1)
         inflight: dict = {}
         executor._inflight = inflight
         queue = list(reversed(todo))
