@@ -21,6 +21,7 @@ class GameOutcome:
     termination: str             # "normal", or what stopped it: "illegal move by seat 1", ...
     seconds: list[float] = field(default_factory=list)
     final: State | None = None
+    offender: int | None = None  # the seat whose crash, illegal move or time-out stopped the game
 
 
 def play_game(players: list[Player], seed: int, config: Config | None = None, first_player: int = 0,
@@ -41,15 +42,15 @@ def play_game(players: list[Player], seed: int, config: Config | None = None, fi
             given = state.copy(stack=False) if getattr(player, "perfect_information", False) else state.view(seat)
             decision = player.choose(given, limit)
         except Exception as e:  # a crashing bot ends its game, it does not end the tournament
-            return GameOutcome(start, moves, None, f"crash by seat {seat}: {type(e).__name__}: {e}", secs, state)
+            return GameOutcome(start, moves, None, f"crash by seat {seat}: {type(e).__name__}: {e}", secs, state, seat)
         dt = time.perf_counter() - t0
         secs.append(dt)
         if time_forfeit is not None and dt > time_forfeit:
-            return GameOutcome(start, moves, None, f"time-out by seat {seat} ({dt:.2f}s)", secs, state)
+            return GameOutcome(start, moves, None, f"time-out by seat {seat} ({dt:.2f}s)", secs, state, seat)
         try:
             played = state.push(decision.move)
         except IllegalMoveError as e:
-            return GameOutcome(start, moves, None, f"illegal move by seat {seat}: {e}", secs, state)
+            return GameOutcome(start, moves, None, f"illegal move by seat {seat}: {e}", secs, state, seat)
         moves.append(str(played))
         for p in players:
             observe = getattr(p, "observe", None)

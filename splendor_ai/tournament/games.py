@@ -174,7 +174,7 @@ def play(game: Game) -> str:
     meta = {"event": game.event, "lineup": list(game.lineup), "rotation": game.rotation,
             "seats": list(game.order), "settings": s.to_json(), "termination": out.termination}
     if out.result is None:
-        meta["forfeit"] = offender(out.termination)
+        meta["forfeit"] = out.offender
     meta["seconds"] = [round(t, 4) for t in think]
     meta["max_move_seconds"] = [round(t, 4) for t in slowest]
     rec = GameRecord.from_state(out.final, game.deal, list(game.seats), start=out.start, meta=meta)
