@@ -46,7 +46,7 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   10 tokens in hand can have 500 whole turns at the root, each return choice a separate move.
 - Iterative deepening: depth 1, 2, ... until `max_depth` or the deadline; an unfinished depth is
   thrown away (depth 1 always finishes). The next depth is not started when the time it would take,
-  estimated from the growth of the last two depths, exceeds what is left.
+  estimated from the growth of the last two depths, exceeds twice what is left.
 """
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -697,11 +697,12 @@ cdef class Search:
             while d <= max_depth:
                 t0 = now()
                 if seconds > 0 and d > 1:
-                    # do not start a depth that would not finish: assume it grows like the last one
+                    # do not start a depth that has little chance to finish: assume it grows like
+                    # the last one, and give up when that needs over twice the time left
                     grow = last / prev if prev > 0 else 10.0
                     if grow < 2:
                         grow = 2
-                    if t0 + last * grow > self.deadline:
+                    if t0 + last * grow > t0 + 2 * (self.deadline - t0):
                         break
                 self.use_deadline = seconds > 0 and d > 1
                 self.aborted = 0
