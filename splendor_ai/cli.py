@@ -6,6 +6,7 @@
                      [--seat S] [--iterations N | --seconds S] [--top K] [--spec SPEC] [--seed N] [--json]
     splendor hint    (same position and search options as analyse)
     splendor engine  (JSON lines on stdin/stdout: docs/ENGINE.md)
+    splendor serve   [--host 127.0.0.1] [--port 8000]  (the browser UI: docs/WEB.md)
 
 Imports are lazy so that the command starts fast: the engine, the players and rich are loaded by
 the subcommand that needs them. Bad input is reported in one line on stderr with exit status 2,
@@ -63,6 +64,13 @@ def _pos_float(text: str) -> float:
     return x
 
 
+def _port(text: str) -> int:
+    n = _nonneg_int(text)
+    if not 1 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 1-65535, got {n}")
+    return n
+
+
 def _seed(text: str) -> int:
     n = _nonneg_int(text)
     if n >= 2 ** 64:
@@ -72,7 +80,7 @@ def _seed(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="splendor", description="Splendor AI toolkit: play against the AI, "
-                                "analyse positions, get hints, run the JSON analysis engine.")
+                                "analyse positions, get hints, run the JSON analysis engine or the browser UI.")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -122,6 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Read one JSON request per line on stdin, write one JSON response per "
                          "line on stdout. See docs/ENGINE.md.")
     eng.set_defaults(func=cmd_engine)
+
+    srv = sub.add_parser("serve", help="the browser UI on localhost (docs/WEB.md)",
+                         description="Serve the browser UI: play against the AI, hints, analysis, game "
+                         "records and replays. Open the printed address in a browser.")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    srv.set_defaults(func=cmd_serve)
     return p
 
 
@@ -229,6 +244,17 @@ def cmd_hint(args) -> int:
         desc = f": {r.description}" if r.description else ""
         console.print(f"Runner-up: {r.move} ({pct(r.winrate)} win rate, {r.visits} visits){desc}",
                       highlight=False, markup=False)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    try:
+        from .web import serve
+        import fastapi, uvicorn  # noqa: F401  (checked here for a one-line error)
+    except ImportError as e:
+        raise CLIError(f"the browser UI needs fastapi and uvicorn (pip install fastapi uvicorn): {e}") from None
+    print(f"splendor serve: http://{args.host}:{args.port}/  (Ctrl-C to stop)", file=sys.stderr)
+    serve(args.host, args.port)
     return 0
 
 

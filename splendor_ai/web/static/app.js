@@ -1,0 +1,972 @@
+// The page of `splendor serve`: draws a game from the JSON API and turns clicks into moves.
+// Plain JavaScript, no build step. The server holds the true game; this page only ever gets the
+// view of a human seat (docs/WEB.md).
+"use strict";
+
+const LETTERS = "wbgrky";
+const NAMES = ["white", "blue", "green", "red", "black", "gold"];
+
+const S = {
+  catalog: null,       // cards, nobles, AI presets
+  game: null,          // the latest game JSON
+  sel: null,           // the move being built by clicks
+  hint: null,          // the last hint (for this version of the game)
+  analysis: null,      // the last analysis JSON
+  replay: null,        // {step, data} while replaying
+  fresh: new Set(),    // market cards that appeared with the last change
+  freshVersion: -1,
+  prevMarket: null,
+  pollTimer: null,
+  analysisTimer: null,
+  busy: false,
+};
+
+// -- small helpers ------------------------------------------------------------------------------
+
+function $(sel, root = document) { return root.querySelector(sel); }
+
+function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function pct(x) { return x === null || x === undefined ? "n/a" : `${Math.round(100 * x)}%`; }
+function playerName(seat) { return `Player ${seat + 1}`; }
+
+class ApiError extends Error {
+  constructor(message, status) { super(message); this.status = status; }
+}
+
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const r = await fetch(path, opts);
+  let data = null;
+  try { data = await r.json(); } catch (e) { data = null; }
+  if (!r.ok) throw new ApiError(data && data.error ? data.error : `${r.status} ${r.statusText}`, r.status);
+  return data;
+}
+
+let toastTimer = null;
+function toast(message, kind = "error") {
+  const t = $("#toast");
+  t.textContent = message;
+  t.className = `toast ${kind}`;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, kind === "error" ? 7000 : 3500);
+}
+
+function splitMove(move) {
+  const parts = move.split("/");
+  let returns = "";
+  let noble = null;
+  for (const p of parts.slice(1)) {
+    if (p[0] === "-") returns = p.slice(1);
+    else if (p[0] === "n") noble = Number(p.slice(1));
+  }
+  return { move, action: parts[0], returns, noble };
+}
+
+function sortLetters(s) {
+  return [...s].sort((a, b) => LETTERS.indexOf(a) - LETTERS.indexOf(b)).join("");
+}
+
+// -- drawing pieces -------------------------------------------------------------------------------
+
+function token(colour, count, attrs = {}) {
+  const letter = LETTERS[colour];
+  return h("span", {
+    class: `token t-${letter}${count === 0 ? " zero" : ""} ${attrs.class || ""}`,
+    title: `${NAMES[colour]}: ${count}`,
+    dataset: { colour: letter, count: String(count), ...(attrs.dataset || {}) },
+    ...Object.fromEntries(Object.entries(attrs).filter(([k]) => !["class", "dataset"].includes(k))),
+  }, String(count));
+}
+
+function cardEl(id, attrs = {}) {
+  const c = S.catalog.cards[id];
+  const letter = LETTERS[c.bonus];
+  const cost = c.cost.map((n, i) => n ? h("span", { class: `cost t-${LETTERS[i]}`, title: `${n} ${NAMES[i]}` }, n) : null);
+  return h("div", {
+    class: `card bonus-${letter} ${attrs.class || ""}`,
+    title: `Card #${id}: level ${c.level}, ${NAMES[c.bonus]} bonus, ${c.points} point${c.points === 1 ? "" : "s"}; ` +
+      `costs ${c.cost.map((n, i) => n ? `${n} ${NAMES[i]}` : null).filter(Boolean).join(", ")}`,
+    dataset: { card: String(id), level: String(c.level), ...(attrs.dataset || {}) },
+    "data-testid": attrs.testid,
+    onclick: attrs.onclick,
+  },
+    h("div", { class: "card-head" },
+      h("span", { class: "pts" }, c.points ? String(c.points) : ""),
+      h("span", { class: `gem t-${letter}`, title: `${NAMES[c.bonus]} bonus` })),
+    h("div", { class: "card-cost" }, cost),
+    h("div", { class: "card-id" }, `#${id}`));
+}
+
+function cardBack(level, attrs = {}) {
+  return h("div", {
+    class: `card back lv${level} ${attrs.class || ""}`, title: attrs.title || `A level-${level} card`,
+    dataset: attrs.dataset || {}, "data-testid": attrs.testid, onclick: attrs.onclick,
+  }, h("div", { class: "back-inner" }, h("span", { class: "back-level" }, "I".repeat(level)), attrs.label || ""));
+}
+
+function nobleEl(id, attrs = {}) {
+  const n = S.catalog.nobles[id];
+  return h("div", {
+    class: `noble ${attrs.class || ""}`, dataset: { noble: String(id) }, "data-testid": attrs.testid,
+    title: `Noble ${id}: ${n.points} points for ${n.requirement.map((k, i) => k ? `${k} ${NAMES[i]}` : null).filter(Boolean).join(", ")} bonuses`,
+    onclick: attrs.onclick,
+  },
+    h("span", { class: "pts" }, String(n.points)),
+    h("div", { class: "req" }, n.requirement.map((k, i) => k ? h("span", { class: `req-chip t-${LETTERS[i]}` }, k) : null)),
+    h("span", { class: "noble-id" }, `n${id}`));
+}
+
+// -- the board -----------------------------------------------------------------------------------
+
+function board() { return S.replay ? S.replay.data : S.game; }
+function interactive() {
+  const g = S.game;
+  return !S.replay && g && g.yourTurn && !S.busy;
+}
+function legalActions() {
+  if (!interactive()) return new Set();
+  return new Set(S.game.legalMoves.map(m => splitMove(m.move).action));
+}
+function seatLabel(b, seat) {
+  const setup = b.seatsSetup[seat];
+  const humans = b.seatsSetup.filter(s => s.kind === "human").length;
+  if (setup.kind === "human") return humans === 1 ? "you" : "human";
+  return `AI · ${setup.spec}`;
+}
+
+function render() {
+  const b = board();
+  document.body.classList.toggle("replaying", !!S.replay);
+  document.body.classList.toggle("no-game", !b);
+  if (!b) {
+    $("#status").textContent = "No game yet: press New game, or upload a record.";
+    updateButtons();
+    return;
+  }
+  trackFresh();
+  renderStatus(b);
+  renderBanner();
+  renderNobles(b);
+  renderMarket(b);
+  renderBank(b);
+  renderSeats(b);
+  renderActionBar();
+  renderLegal();
+  renderThinking();
+  renderHint();
+  renderAnalysis();
+  renderLog();
+  renderReplayBar();
+  updateButtons();
+}
+
+function trackFresh() {
+  const g = S.game;
+  if (!g || S.replay) return;
+  if (g.version !== S.freshVersion) {
+    const now = new Set(g.market.flat().filter(c => c !== null));
+    S.fresh = S.prevMarket ? new Set([...now].filter(c => !S.prevMarket.has(c))) : new Set();
+    S.prevMarket = now;
+    S.freshVersion = g.version;
+  }
+}
+
+function renderStatus(b) {
+  const st = $("#status");
+  st.replaceChildren();
+  st.dataset.turn = b.turn;
+  st.dataset.toMove = b.toMove;
+  st.dataset.over = b.over ? "1" : "0";
+  st.dataset.yourTurn = (!S.replay && S.game.yourTurn) ? "1" : "0";
+  st.dataset.version = S.game ? S.game.version : "";
+  const turn = h("span", { class: "turn" }, `Turn ${b.turn + 1}`);
+  let text;
+  if (b.over) {
+    const r = b.result;
+    const pts = r.points.map((p, i) => `${playerName(i)}: ${p}`).join(" · ") + " points";
+    text = r.winners.length
+      ? h("span", { class: "over" }, `Game over: ${r.winners.map(playerName).join(" and ")} ${r.winners.length > 1 ? "win" : "wins"} (${pts})`)
+      : h("span", { class: "over" }, `Game over without a winner (${r.reason === "cap" ? "turn cap" : "everyone passed"}): ${pts}`);
+  } else if (S.replay) {
+    text = h("span", {}, `${playerName(b.toMove)} to move`);
+  } else if (S.game.yourTurn) {
+    text = h("span", { class: "your-turn" }, `Your turn, ${playerName(b.toMove)}`);
+  } else {
+    text = h("span", {}, `${playerName(b.toMove)} (${seatLabel(b, b.toMove)}) is thinking…`);
+  }
+  st.append(turn, text);
+  if (b.finalRound && !b.over) st.append(h("span", { class: "final" }, "final round"));
+  if (S.replay) st.append(h("span", { class: "final" }, "replay"));
+  if (S.game && S.game.aiError && !S.replay) st.append(h("span", { class: "error" }, S.game.aiError));
+  st.append(h("span", { class: "game-id", title: "game id" }, `game ${S.game.gameId}`));
+}
+
+// the AI moves made since the viewer's own last move: shown in a banner and highlighted
+function recentAiMoves() {
+  const g = S.game;
+  if (!g || S.replay) return [];
+  const out = [];
+  for (let i = g.log.length - 1; i >= 0; i--) {
+    const e = g.log[i];
+    if (e.by !== "ai") break;
+    out.unshift(e);
+  }
+  return out;
+}
+
+function renderBanner() {
+  const el = $("#banner");
+  const moves = recentAiMoves();
+  if (!moves.length) { el.hidden = true; el.replaceChildren(); return; }
+  el.hidden = false;
+  el.replaceChildren(...moves.map(e => h("div", { class: "banner-line", "data-testid": "ai-move", dataset: { move: e.move } },
+    h("span", { class: `seat-dot s${e.seat}` }),
+    h("b", {}, `${e.player} (AI) played `), h("code", {}, e.move), h("span", {}, "— " + e.description.replace(/^Player \d+ /, "")),
+    e.figures ? h("small", {}, ` [${e.figures}]`) : null)));
+}
+
+function highlightFor(b) {
+  // which pieces to highlight: the hinted move's, and the last AI move's
+  const hl = { bank: new Set(), cards: new Set(), decks: new Set(), seatTokens: {}, seats: new Set() };
+  if (S.hint && !S.replay && S.hint.version === S.game.version) {
+    const m = splitMove(S.hint.move);
+    if (m.action[0] === "+") for (const ch of m.action.slice(1)) hl.bank.add(ch);
+    else if (m.action.startsWith("rL")) hl.decks.add(Number(m.action.slice(2)));
+    else if (m.action[0] === "b" || m.action[0] === "r") hl.cards.add(Number(m.action.slice(1)));
+  }
+  for (const e of recentAiMoves()) {
+    hl.seats.add(e.seat);
+    const m = splitMove(e.move);
+    if (m.action[0] === "+") {
+      hl.seatTokens[e.seat] = hl.seatTokens[e.seat] || new Set();
+      for (const ch of m.action.slice(1)) hl.seatTokens[e.seat].add(ch);
+    } else if (m.action[0] === "b" || (m.action[0] === "r" && m.action[1] !== "L")) {
+      hl.cards.add(Number(m.action.slice(1)));
+    }
+  }
+  return hl;
+}
+
+function renderNobles(b) {
+  const el = $("#nobles");
+  const choosable = S.sel && S.sel.phase === "noble" ? new Set(S.sel.cands.map(c => c.noble)) : null;
+  el.replaceChildren(...b.nobles.map(n => nobleEl(n, {
+    testid: "noble",
+    class: choosable && choosable.has(n) ? "choosable" : "",
+    onclick: () => clickNoble(n),
+  })));
+  if (!b.nobles.length) el.append(h("span", { class: "muted" }, "No nobles left."));
+}
+
+function renderMarket(b) {
+  const el = $("#market");
+  const actions = legalActions();
+  const hl = highlightFor(b);
+  el.replaceChildren();
+  for (const level of [3, 2, 1]) {
+    const row = h("div", { class: `market-row lv${level}` });
+    const deckCount = b.decks[level - 1];
+    const deckCls = ["deck"];
+    if (actions.has(`rL${level}`)) deckCls.push("actionable");
+    if (hl.decks.has(level)) deckCls.push("hinted");
+    if (S.sel && S.sel.deck === level) deckCls.push("selected");
+    row.append(deckCount > 0
+      ? cardBack(level, {
+        class: deckCls.join(" "), testid: "deck", dataset: { level: String(level), count: String(deckCount) },
+        label: h("span", { class: "deck-count" }, `${deckCount} left`),
+        title: `Level-${level} deck: ${deckCount} cards. Click to reserve its top card blind.`,
+        onclick: () => clickDeck(level),
+      })
+      : h("div", { class: "card empty deck", "data-testid": "deck", dataset: { level: String(level), count: "0" } }, "empty"));
+    b.market[level - 1].forEach((id, slot) => {
+      if (id === null) {
+        row.append(h("div", { class: "card empty", "data-testid": "market-slot-empty" }, "—"));
+        return;
+      }
+      const cls = [];
+      if (actions.has(`b${id}`)) cls.push("buyable");
+      if (actions.has(`b${id}`) || actions.has(`r${id}`)) cls.push("actionable");
+      if (S.sel && S.sel.card && S.sel.card.id === id) cls.push("selected");
+      if (hl.cards.has(id)) cls.push("hinted");
+      if (S.fresh.has(id)) cls.push("fresh");
+      row.append(cardEl(id, {
+        class: cls.join(" "), testid: "market-card", dataset: { slot: String(slot) },
+        onclick: () => clickCard(id, "market"),
+      }));
+    });
+    el.append(row);
+  }
+}
+
+function renderBank(b) {
+  const el = $("#bank");
+  const hl = highlightFor(b);
+  const chosen = S.sel && S.sel.gems ? S.sel.gems : [];
+  el.replaceChildren(...b.bank.map((n, c) => {
+    const picked = chosen.filter(x => x === c).length;
+    const cls = ["bank-token"];
+    if (c < 5 && interactive()) cls.push("actionable");
+    if (picked) cls.push("picked");
+    if (hl.bank.has(LETTERS[c])) cls.push("hinted");
+    const t = token(c, n, { class: cls.join(" "), "data-testid": "bank-token" });
+    if (c < 5) t.addEventListener("click", () => clickBankGem(c));
+    const wrap = h("div", { class: "bank-slot" }, t, h("span", { class: "token-name" }, NAMES[c]),
+      picked ? h("span", { class: "picked-badge" }, `+${picked}`) : null);
+    return wrap;
+  }));
+}
+
+function renderSeats(b) {
+  const el = $("#seats");
+  const hl = highlightFor(b);
+  el.replaceChildren(...b.seats.map(s => {
+    const isViewer = s.seat === b.viewer;
+    const toMove = s.seat === b.toMove && !b.over;
+    const cls = ["seat", `s${s.seat}`];
+    if (toMove) cls.push("to-move");
+    if (isViewer) cls.push("viewer");
+    if (hl.seats.has(s.seat)) cls.push("just-moved");
+    const winner = b.over && b.result && b.result.winners.includes(s.seat);
+    if (winner) cls.push("winner");
+    const tokHl = hl.seatTokens[s.seat] || new Set();
+    const reserved = s.reserved.map((r, i) => {
+      if (r.card === null) {
+        return cardBack(r.level, { class: "mini", testid: "reserved-card", dataset: { hidden: "1", level: String(r.level) },
+          title: `A level-${r.level} card reserved blind (hidden from you)`, label: h("span", { class: "deck-count" }, "hidden") });
+      }
+      const actionable = isViewer && legalActions().has(`b${r.card}`);
+      const c = [ "mini" ];
+      if (actionable) c.push("buyable", "actionable");
+      if (isViewer && interactive()) c.push("own");
+      if (hl.cards.has(r.card)) c.push("hinted");
+      if (S.sel && S.sel.card && S.sel.card.id === r.card) c.push("selected");
+      return cardEl(r.card, { class: c.join(" "), testid: "reserved-card", dataset: { blind: r.blind ? "1" : "0" },
+        onclick: isViewer ? () => clickCard(r.card, "hand") : null });
+    });
+    return h("div", { class: cls.join(" "), "data-testid": "seat", dataset: { seat: String(s.seat), points: String(s.points) } },
+      h("div", { class: "seat-head" },
+        h("span", { class: `seat-dot s${s.seat}` }),
+        h("span", { class: "seat-name" }, playerName(s.seat)),
+        h("span", { class: "seat-role" }, seatLabel(b, s.seat)),
+        toMove ? h("span", { class: "turn-badge" }, "to move") : null,
+        winner ? h("span", { class: "turn-badge win" }, "winner") : null,
+        h("span", { class: "points", "data-testid": "points", title: "prestige points" }, String(s.points))),
+      h("div", { class: "seat-row" },
+        h("span", { class: "label" }, "Tokens"),
+        h("span", { class: "chips" }, s.tokens.map((n, c) => token(c, n, {
+          class: tokHl.has(LETTERS[c]) ? "small hl" : "small", "data-testid": "seat-token" }))),
+        h("span", { class: `count${s.tokenCount >= 10 ? " full" : ""}`, title: "tokens held (at most 10)" }, `${s.tokenCount}/10`)),
+      h("div", { class: "seat-row" },
+        h("span", { class: "label" }, "Bonuses"),
+        h("span", { class: "chips" }, s.bonuses.map((n, c) => h("span", {
+          class: `bonus t-${LETTERS[c]}${n === 0 ? " zero" : ""}`, "data-testid": "seat-bonus",
+          dataset: { colour: LETTERS[c], count: String(n) }, title: `${n} ${NAMES[c]} card${n === 1 ? "" : "s"}`,
+        }, String(n)))),
+        h("span", { class: "count", title: "cards bought" }, `${s.cards.length} card${s.cards.length === 1 ? "" : "s"}`)),
+      h("div", { class: "seat-row reserved-row" },
+        h("span", { class: "label" }, "Reserved"),
+        reserved.length ? h("span", { class: "reserved" }, reserved) : h("span", { class: "muted" }, "none")),
+      s.nobles.length ? h("div", { class: "seat-row" },
+        h("span", { class: "label" }, "Nobles"),
+        h("span", { class: "seat-nobles" }, s.nobles.map(n => nobleEl(n, { class: "mini" })))) : null);
+  }));
+}
+
+// -- building a move by clicking -----------------------------------------------------------------
+
+function clearSel() { S.sel = null; }
+
+function clickBankGem(c) {
+  if (!interactive()) return;
+  let sel = S.sel && S.sel.phase === "main" && S.sel.gems ? S.sel : { phase: "main", gems: [] };
+  let g = sel.gems;
+  const count = g.filter(x => x === c).length;
+  if (count === 0 && S.game.bank[c] === 0) {
+    toast(`The bank has no ${NAMES[c]} gems left.`, "info");
+    return;
+  }
+  if (count === 0) {
+    if (g.length >= 3 || (g.length === 2 && g[0] === g[1])) {
+      toast("Take up to 3 different gems, or 2 of one colour.", "info");
+      return;
+    }
+    g = [...g, c];
+  } else if (count === 1 && g.length === 1) {
+    g = [c, c];
+  } else {
+    g = g.filter(x => x !== c);
+  }
+  S.sel = g.length ? { phase: "main", gems: g } : null;
+  render();
+}
+
+// whether a legal take holds the gems picked so far (then the player should pick more)
+function canGrow(action, actions) {
+  const picked = action.slice(1);
+  return [...actions].some(a => a[0] === "+" && a.length > action.length && containsMultiset(a.slice(1), picked));
+}
+
+function takeAction(gems) {
+  return "+" + [...gems].sort((a, b) => a - b).map(c => LETTERS[c]).join("");
+}
+
+function clickCard(id, where) {
+  if (!interactive()) return;
+  if (S.sel && S.sel.card && S.sel.card.id === id && S.sel.phase === "main") { clearSel(); render(); return; }
+  S.sel = { phase: "main", card: { id, where } };
+  render();
+}
+
+function clickDeck(level) {
+  if (!interactive()) return;
+  S.sel = { phase: "main", deck: level };
+  render();
+}
+
+function clickNoble(id) {
+  if (!S.sel || S.sel.phase !== "noble") return;
+  const cands = S.sel.cands.filter(c => c.noble === id);
+  if (!cands.length) { toast(`Noble ${id} cannot visit you after this move.`, "info"); return; }
+  submitMove(cands[0].move);
+}
+
+function startAction(action) {
+  const cands = S.game.legalMoves.map(m => splitMove(m.move)).filter(m => m.action === action);
+  if (!cands.length) { toast(`${action} is not a legal move here.`); return; }
+  if (cands.length === 1) { submitMove(cands[0].move); return; }
+  if (cands[0].returns) {
+    S.sel = { phase: "returns", action, cands, need: cands[0].returns.length, returns: "" };
+  } else {
+    S.sel = { phase: "noble", action, cands };
+  }
+  render();
+}
+
+function clickReturn(letter) {
+  const sel = S.sel;
+  if (!sel || sel.phase !== "returns") return;
+  const next = sortLetters(sel.returns + letter);
+  const ok = sel.cands.some(c => containsMultiset(c.returns, next));
+  if (!ok) { toast(`You cannot return that ${NAMES[LETTERS.indexOf(letter)]} token.`, "info"); return; }
+  sel.returns = next;
+  if (next.length === sel.need) {
+    const cands = sel.cands.filter(c => c.returns === next);
+    if (cands.length === 1) { submitMove(cands[0].move); return; }
+    S.sel = { phase: "noble", action: sel.action, cands };
+  }
+  render();
+}
+
+function containsMultiset(big, small) {
+  const count = {};
+  for (const ch of big) count[ch] = (count[ch] || 0) + 1;
+  for (const ch of small) { if (!count[ch]) return false; count[ch]--; }
+  return true;
+}
+
+function describeAction(action) {
+  const m = S.game.legalMoves.find(x => splitMove(x.move).action === action);
+  return m ? m.description.replace(/^Player \d+ /, "").replace(/, then returns.*$/, "").replace(/, and is visited.*$/, "").replace(/\.$/, "") : action;
+}
+
+function tokensAfter(action) {
+  const b = S.game;
+  const t = [...b.seats[b.viewer].tokens];
+  if (action[0] === "+") for (const ch of action.slice(1)) t[LETTERS.indexOf(ch)] += 1;
+  else if (action[0] === "r" && b.bank[5] > 0) t[5] += 1;
+  return t;
+}
+
+function renderActionBar() {
+  const bar = $("#actionbar");
+  bar.replaceChildren();
+  const g = S.game;
+  if (S.replay || !g) { bar.hidden = true; return; }
+  bar.hidden = false;
+  if (g.over) { bar.append(h("span", { class: "muted" }, "The game is over. Replay it, undo, or start a new game.")); return; }
+  if (!g.yourTurn) { bar.append(h("span", { class: "muted" }, "Waiting for the AI…")); return; }
+  const actions = legalActions();
+  const cancel = h("button", { type: "button", id: "act-cancel", onclick: () => { clearSel(); render(); } }, "Cancel");
+  const sel = S.sel;
+  if (!sel) {
+    const only = g.legalMoves.length === 1 && g.legalMoves[0].move === "pass";
+    bar.append(h("span", { class: "prompt" }, only
+      ? "You have no legal action: you must pass."
+      : "Click gems in the bank to take them, a card to buy or reserve it, or a deck to reserve blind."));
+    if (only) bar.append(h("button", { type: "button", class: "primary", id: "act-pass", onclick: () => submitMove("pass") }, "Pass"));
+    return;
+  }
+  if (sel.phase === "main" && sel.gems) {
+    const action = takeAction(sel.gems);
+    const legal = actions.has(action);
+    bar.append(h("span", { class: "prompt" }, "Take "),
+      h("span", { class: "chips" }, sel.gems.map(c => token(c, "", { class: "small" }))),
+      h("button", { type: "button", class: "primary", id: "act-take", "data-testid": "confirm-take", disabled: !legal,
+        onclick: () => startAction(action) }, legal ? `Take ${describeAction(action).replace(/^takes /, "")}` : canGrow(action, actions) ? "Pick more gems…" : "Not a legal take"),
+      cancel);
+    return;
+  }
+  if (sel.phase === "main" && sel.card) {
+    const id = sel.card.id;
+    const c = S.catalog.cards[id];
+    const buy = actions.has(`b${id}`);
+    const reserve = sel.card.where === "market" && actions.has(`r${id}`);
+    bar.append(h("span", { class: "prompt" }, `Card #${id} (level ${c.level}, ${NAMES[c.bonus]}, ${c.points} pt${c.points === 1 ? "" : "s"}${sel.card.where === "hand" ? ", in your hand" : ""}):`),
+      h("button", { type: "button", class: "primary", id: "act-buy", disabled: !buy, onclick: () => startAction(`b${id}`),
+        title: buy ? describeAction(`b${id}`) : "You cannot afford it" }, buy ? "Buy" : "Buy (cannot afford)"),
+      sel.card.where === "market" ? h("button", { type: "button", id: "act-reserve", disabled: !reserve,
+        onclick: () => startAction(`r${id}`) }, reserve ? "Reserve" : "Reserve (not allowed)") : null,
+      cancel);
+    return;
+  }
+  if (sel.phase === "main" && sel.deck) {
+    const ok = actions.has(`rL${sel.deck}`);
+    bar.append(h("span", { class: "prompt" }, `The level-${sel.deck} deck:`),
+      h("button", { type: "button", class: "primary", id: "act-reserve-deck", disabled: !ok, onclick: () => startAction(`rL${sel.deck}`) },
+        ok ? "Reserve its top card" : "Reserve (not allowed)"), cancel);
+    return;
+  }
+  if (sel.phase === "returns") {
+    const after = tokensAfter(sel.action);
+    for (const ch of sel.returns) after[LETTERS.indexOf(ch)] -= 1;
+    bar.append(h("span", { class: "prompt" }, `${describeAction(sel.action)}: that makes ${10 + sel.need} tokens. ` +
+        `Click ${sel.need - sel.returns.length} more token${sel.need - sel.returns.length === 1 ? "" : "s"} to return:`),
+      h("span", { class: "chips" }, after.map((n, c) => {
+        const t = token(c, n, { class: "return-token actionable", "data-testid": "return-token" });
+        if (n > 0) t.addEventListener("click", () => clickReturn(LETTERS[c]));
+        else t.classList.remove("actionable");
+        return t;
+      })),
+      sel.returns ? h("span", { class: "returning" }, "returning ", h("span", { class: "chips" },
+        [...sel.returns].map(ch => token(LETTERS.indexOf(ch), "", { class: "small" })))) : null,
+      h("button", { type: "button", id: "act-clear", onclick: () => { sel.returns = ""; render(); } }, "Clear"), cancel);
+    return;
+  }
+  if (sel.phase === "noble") {
+    bar.append(h("span", { class: "prompt" }, "Two nobles can visit you: click the one you want (highlighted above)."),
+      ...sel.cands.map(c => h("button", { type: "button", "data-testid": "choose-noble", onclick: () => submitMove(c.move) }, `Noble ${c.noble}`)),
+      cancel);
+  }
+}
+
+function renderLegal() {
+  const box = $("#legal");
+  const list = $("#legal-list");
+  const g = S.game;
+  const moves = !S.replay && g && g.yourTurn ? g.legalMoves : [];
+  box.hidden = !moves.length;
+  box.querySelector("summary").textContent = `All legal moves (${moves.length})`;
+  list.replaceChildren(...moves.map(m => h("button", {
+    type: "button", class: "legal-move", "data-testid": "legal-move", dataset: { move: m.move },
+    onclick: () => submitMove(m.move), title: m.description,
+  }, h("code", {}, m.move), h("span", {}, m.description.replace(/^Player \d+ /, "")))));
+}
+
+// -- panels ----------------------------------------------------------------------------------------
+
+function renderThinking() {
+  const p = $("#thinking");
+  const t = S.game && !S.replay ? S.game.thinking : null;
+  if (!t) { p.hidden = true; p.replaceChildren(); return; }
+  p.hidden = false;
+  let frac = 0;
+  if (t.budget.seconds) frac = Math.max(frac, t.elapsed / t.budget.seconds);
+  if (t.budget.iterations && t.iterations) frac = Math.max(frac, t.iterations / t.budget.iterations);
+  frac = Math.min(1, frac);
+  const top = t.top.map(m => h("li", {},
+    m.move ? h("code", {}, m.move) : h("i", {}, "hidden"), " ", m.description ? m.description.replace(/^Player \d+ /, "") : "",
+    h("small", {}, ` ${m.visits} visits, ${pct(m.winrate)}`)));
+  p.replaceChildren(
+    h("h2", {}, h("span", { class: "spinner" }), `${t.player} is thinking`),
+    h("div", { class: "muted" }, `${t.spec} · ${t.elapsed.toFixed(1)} s` + (t.iterations ? ` · ${t.iterations.toLocaleString()} iterations` : "")
+      + (t.winrate !== null && t.winrate !== undefined ? ` · its win estimate ${pct(t.winrate)}` : "")),
+    h("div", { class: "progress", "data-testid": "ai-progress" }, h("div", { class: "bar", style: `width:${(100 * frac).toFixed(0)}%` })),
+    top.length ? h("div", {}, h("div", { class: "muted" }, "Leaning towards:"), h("ol", { class: "top-moves" }, top)) : null);
+}
+
+function renderHint() {
+  const p = $("#hint-panel");
+  const hnt = S.hint;
+  if (!hnt || S.replay || !S.game || hnt.version !== S.game.version) { p.hidden = true; p.replaceChildren(); return; }
+  p.hidden = false;
+  const r = hnt.runnerUp;
+  const legal = S.game.yourTurn && S.game.legalMoves.some(m => m.move === hnt.move);
+  p.replaceChildren(
+    h("h2", {}, "Hint"),
+    h("div", { class: "hint-move", "data-testid": "hint-move", dataset: { move: hnt.move } }, h("code", {}, hnt.move), " ", hnt.description || ""),
+    h("div", { class: "muted" }, hnt.reason),
+    r ? h("div", { class: "muted" }, "Runner-up: ", h("code", {}, r.move), ` (${pct(r.winrate)}, ${r.visits} visits)`) : null,
+    legal ? h("button", { type: "button", class: "primary", id: "play-hint", onclick: () => submitMove(hnt.move) }, "Play this move") : null);
+}
+
+function renderAnalysis() {
+  const p = $("#analysis-panel");
+  const a = S.analysis;
+  if (!a || S.replay || a.status === "none") { p.hidden = true; p.replaceChildren(); return; }
+  p.hidden = false;
+  const head = h("h2", {}, a.status === "running" ? h("span", { class: "spinner" }) : null, "Analysis",
+    h("button", { type: "button", class: "close", title: "Close", onclick: () => { S.analysis = null; clearTimeout(S.analysisTimer); render(); } }, "×"));
+  const root = a.rootInfo;
+  const info = h("div", { class: "muted" },
+    a.status === "running" ? "Searching… " : a.status === "error" ? `Stopped: ${a.error}. ` : "",
+    root ? `${root.iterations.toLocaleString()} iterations, ${root.seconds.toFixed(1)} s, from ${playerName(a.seat)}'s view` : "",
+    root && root.winrate !== null ? ` · ${playerName(root.toMove)} to move: ${pct(root.winrate)}` : "",
+    a.stale ? " · (the game has moved on since)" : "");
+  const rows = (a.moveInfos || []).map(m => {
+    const playable = !a.stale && S.game.yourTurn && S.game.legalMoves.some(x => x.move === m.move);
+    const seats = m.seatWinrates.map((w, i) => `${playerName(i)} ${pct(w)}`).join(", ");
+    return h("tr", { "data-testid": "analysis-row", dataset: { move: m.move } },
+      h("td", { class: "rank" }, String(m.order + 1)),
+      h("td", { class: "mv" }, h("code", {}, m.move),
+        h("div", { class: "desc" }, m.description ? m.description.replace(/^Player \d+ /, "").replace(/\.$/, "") : "")),
+      h("td", { class: "num" }, m.visits.toLocaleString()),
+      h("td", { class: "wr", title: `expected result per seat: ${seats}` },
+        h("div", { class: "wr-bar" }, h("div", { style: `width:${m.winrate === null ? 0 : (100 * m.winrate).toFixed(0)}%` })),
+        h("span", { class: "wr-num" }, pct(m.winrate))),
+      h("td", {}, playable ? h("button", { type: "button", class: "small-btn", onclick: () => submitMove(m.move) }, "Play") : null));
+  });
+  p.replaceChildren(head, info,
+    rows.length ? h("table", { class: "analysis-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "move"), h("th", { class: "num" }, "visits"),
+        h("th", {}, `win rate (${playerName(a.rootInfo ? a.rootInfo.toMove : 0)})`), h("th", {}, ""))),
+      h("tbody", {}, rows)) : null);
+}
+
+function renderLog() {
+  const ol = $("#log");
+  const g = S.game;
+  if (!g) { ol.replaceChildren(); return; }
+  const step = S.replay ? S.replay.step : null;
+  ol.replaceChildren(...g.log.map(e => h("li", {
+    class: `log-entry${step !== null && e.n === step ? " current" : ""}${step !== null && e.n > step ? " future" : ""}`,
+    "data-testid": "log-entry", dataset: { move: e.move, n: String(e.n) },
+    onclick: S.replay ? () => goReplay(e.n) : null,
+  },
+    h("span", { class: `seat-dot s${e.seat}` }),
+    h("span", { class: "log-who" }, `${e.player}${e.by === "ai" ? " (AI)" : ""}`), " ",
+    h("code", {}, e.move), " ", h("span", { class: "log-desc" }, e.description.replace(/^Player \d+ /, "")),
+    e.figures ? h("small", { class: "muted" }, ` [${e.figures}]`) : null)));
+  if (!g.log.length) ol.append(h("li", { class: "muted" }, "No moves yet."));
+  // scroll the log itself (never the page) to the current move, or to the end
+  const cur = ol.querySelector(".current");
+  if (cur) ol.scrollTop = Math.max(0, cur.offsetTop - ol.clientHeight / 2);
+  else if (!S.replay) ol.scrollTop = ol.scrollHeight;
+}
+
+function renderReplayBar() {
+  const bar = $("#replaybar");
+  if (!S.replay) { bar.hidden = true; return; }
+  bar.hidden = false;
+  const d = S.replay.data;
+  const range = $("#rp-range");
+  range.max = String(d.moveCount);
+  range.value = String(d.step);
+  let label = `Move ${d.step} of ${d.moveCount}`;
+  if (d.previous) label += `: ${d.previous.player} played ${d.previous.move}, ${d.previous.description.replace(/^Player \d+ /, "")}`;
+  else label += " (the start)";
+  $("#rp-label").textContent = label;
+  $("#rp-label").dataset.step = String(d.step);
+  $("#rp-first").disabled = $("#rp-prev").disabled = d.step === 0;
+  $("#rp-last").disabled = $("#rp-next").disabled = d.step === d.moveCount;
+}
+
+function updateButtons() {
+  const g = S.game;
+  $("#btn-undo").disabled = !g || !g.canUndo || !!S.replay || S.busy;
+  $("#btn-hint").disabled = !g || !g.yourTurn || !!S.replay || S.busy;
+  $("#btn-analyse").disabled = !g || g.over || !!S.replay;
+  $("#btn-replay").disabled = !g || !g.moveCount;
+  $("#btn-replay").textContent = S.replay ? "Replaying" : "Replay";
+  const dl = $("#btn-download");
+  if (g) { dl.href = `/api/games/${g.gameId}/record`; dl.classList.remove("disabled"); }
+  else { dl.removeAttribute("href"); dl.classList.add("disabled"); }
+}
+
+// -- talking to the server -------------------------------------------------------------------------
+
+function setGame(data) {
+  const changed = !S.game || S.game.gameId !== data.gameId;
+  if (changed) { S.prevMarket = null; S.freshVersion = -1; S.hint = null; S.analysis = null; S.replay = null; }
+  if (S.game && S.game.version !== data.version) {
+    S.sel = null;
+    if (S.analysis && S.analysis.status !== "running") S.analysis = null;   // it was about an older position
+  }
+  S.game = data;
+  if (changed && location.hash !== `#game=${data.gameId}`) history.replaceState(null, "", `#game=${data.gameId}`);
+  render();
+  schedulePoll();
+}
+
+function schedulePoll() {
+  clearTimeout(S.pollTimer);
+  const g = S.game;
+  if (!g || g.over || g.yourTurn) return;
+  S.pollTimer = setTimeout(refresh, g.thinking ? 250 : 400);
+}
+
+async function refresh() {
+  if (!S.game) return;
+  try {
+    setGame(await api("GET", `/api/games/${S.game.gameId}`));
+  } catch (e) {
+    toast(e.message);
+    if (e.status !== 404) S.pollTimer = setTimeout(refresh, 2000);
+  }
+}
+
+async function submitMove(move) {
+  if (!S.game || S.busy) return;
+  S.busy = true;
+  try {
+    const data = await api("POST", `/api/games/${S.game.gameId}/move`, { move, version: S.game.version });
+    S.sel = null;
+    S.busy = false;
+    setGame(data);
+  } catch (e) {
+    S.busy = false;
+    S.sel = null;
+    toast(e.message);
+    await refresh();
+  }
+}
+
+async function loadGame(gid) {
+  try {
+    setGame(await api("GET", `/api/games/${gid}`));
+    await refreshGameList();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function refreshGameList() {
+  const sel = $("#game-select");
+  let games = [];
+  try { games = (await api("GET", "/api/games")).games; } catch (e) { return; }
+  sel.replaceChildren(h("option", { value: "" }, games.length ? "Switch game…" : "(no game)"),
+    ...games.map(g => h("option", { value: g.gameId, selected: S.game && g.gameId === S.game.gameId },
+      `${g.gameId} · ${g.players}p · turn ${g.turn + 1}${g.over ? " · over" : ""}`)));
+}
+
+function budget() {
+  try { return JSON.parse($("#budget").value); } catch (e) { return { seconds: 1 }; }
+}
+
+async function askHint() {
+  const g = S.game;
+  if (!g || !g.yourTurn) return;
+  const btn = $("#btn-hint");
+  btn.disabled = true;
+  btn.textContent = "Thinking…";
+  try {
+    const data = await api("POST", `/api/games/${g.gameId}/hint`, { limit: budget() });
+    S.hint = { ...data, version: g.version };
+  } catch (e) {
+    toast(e.message);
+  } finally {
+    btn.textContent = "Hint";
+    render();
+  }
+}
+
+async function startAnalysis() {
+  const g = S.game;
+  if (!g) return;
+  try {
+    S.analysis = await api("POST", `/api/games/${g.gameId}/analysis`, { limit: budget(), topK: 8 });
+    render();
+    pollAnalysis();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+function pollAnalysis() {
+  clearTimeout(S.analysisTimer);
+  if (!S.analysis || S.analysis.status !== "running") return;
+  S.analysisTimer = setTimeout(async () => {
+    try {
+      S.analysis = await api("GET", `/api/games/${S.game.gameId}/analysis`);
+    } catch (e) {
+      toast(e.message);
+      return;
+    }
+    render();
+    pollAnalysis();
+  }, 300);
+}
+
+async function undo() {
+  const g = S.game;
+  if (!g) return;
+  try {
+    S.sel = null;
+    setGame(await api("POST", `/api/games/${g.gameId}/undo`, { version: g.version }));
+    toast("Took back your last move.", "info");
+  } catch (e) {
+    toast(e.message);
+    await refresh();
+  }
+}
+
+// -- replay ------------------------------------------------------------------------------------------
+
+async function goReplay(step) {
+  const g = S.game;
+  if (!g) return;
+  step = Math.max(0, Math.min(step, g.moveCount));
+  try {
+    const data = await api("GET", `/api/games/${g.gameId}/replay?step=${step}`);
+    S.replay = { step, data };
+    S.sel = null;
+    render();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+function exitReplay() { S.replay = null; render(); schedulePoll(); }
+
+// -- the new-game dialog --------------------------------------------------------------------------
+
+function seatRow(i, kind, spec) {
+  const presets = S.catalog.aiPresets;
+  const known = presets.some(p => p.spec === spec);
+  const specSel = h("select", { class: "seat-spec", "data-testid": "seat-spec" },
+    ...presets.map(p => h("option", { value: p.spec, selected: p.spec === spec }, p.label)),
+    h("option", { value: "custom", selected: !known }, "Custom spec…"));
+  const custom = h("input", { class: "seat-custom", type: "text", placeholder: "e.g. mcts(iterations=5000,c=1.2)", value: known ? "" : spec });
+  const kindSel = h("select", { class: "seat-kind", "data-testid": "seat-kind" },
+    h("option", { value: "human", selected: kind === "human" }, "Human"),
+    h("option", { value: "ai", selected: kind === "ai" }, "AI"));
+  const row = h("div", { class: "form-row seat-setup", dataset: { seat: String(i) } },
+    h("label", {}, h("span", { class: `seat-dot s${i}` }), playerName(i)), kindSel, specSel, custom);
+  const sync = () => {
+    specSel.hidden = kindSel.value !== "ai";
+    custom.hidden = kindSel.value !== "ai" || specSel.value !== "custom";
+  };
+  kindSel.addEventListener("change", sync);
+  specSel.addEventListener("change", sync);
+  sync();
+  return row;
+}
+
+function buildSeatRows() {
+  const n = Number($("#ng-players").value);
+  const box = $("#ng-seats");
+  const old = [...box.querySelectorAll(".seat-setup")].map(r => ({
+    kind: r.querySelector(".seat-kind").value,
+    spec: r.querySelector(".seat-spec").value === "custom" ? r.querySelector(".seat-custom").value : r.querySelector(".seat-spec").value,
+  }));
+  box.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const o = old[i] || { kind: i === 0 ? "human" : "ai", spec: S.catalog.defaultAi };
+    box.append(seatRow(i, o.kind, o.spec));
+  }
+  const first = $("#ng-first");
+  const keep = Number(first.value || 0);
+  first.replaceChildren(...Array.from({ length: n }, (_, i) => h("option", { value: String(i), selected: i === keep }, playerName(i))));
+}
+
+function openNewGame() {
+  buildSeatRows();
+  $("#new-dialog").showModal();
+}
+
+async function startNewGame(ev) {
+  ev.preventDefault();
+  const rows = [...document.querySelectorAll("#ng-seats .seat-setup")];
+  const seats = rows.map(r => {
+    if (r.querySelector(".seat-kind").value === "human") return "human";
+    const v = r.querySelector(".seat-spec").value;
+    return v === "custom" ? r.querySelector(".seat-custom").value.trim() : v;
+  });
+  const body = { players: rows.length, seats, firstPlayer: Number($("#ng-first").value || 0) };
+  const seed = $("#ng-seed").value.trim();
+  if (seed !== "") body.seed = Number(seed);
+  try {
+    const data = await api("POST", "/api/games", body);
+    $("#new-dialog").close();
+    S.game = null;
+    setGame(data);
+    refreshGameList();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// -- records -------------------------------------------------------------------------------------------
+
+async function uploadRecord(file) {
+  const text = await file.text();
+  try {
+    const data = await api("POST", "/api/games/import", { record: text });
+    S.game = null;
+    setGame(data);
+    refreshGameList();
+    toast(`Loaded ${file.name}: ${data.moveCount} moves${data.over ? " (a finished game: replaying it)" : ""}.`, "info");
+    if (data.over) goReplay(0);
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// -- start ------------------------------------------------------------------------------------------
+
+async function init() {
+  S.catalog = await api("GET", "/api/catalog");
+  $("#btn-new").addEventListener("click", openNewGame);
+  $("#ng-players").addEventListener("change", buildSeatRows);
+  $("#ng-cancel").addEventListener("click", () => $("#new-dialog").close());
+  $("#new-form").addEventListener("submit", startNewGame);
+  $("#btn-undo").addEventListener("click", undo);
+  $("#btn-hint").addEventListener("click", askHint);
+  $("#btn-analyse").addEventListener("click", startAnalysis);
+  $("#btn-replay").addEventListener("click", () => S.replay ? exitReplay() : goReplay(S.game.over ? 0 : S.game.moveCount));
+  $("#rp-first").addEventListener("click", () => goReplay(0));
+  $("#rp-prev").addEventListener("click", () => goReplay(S.replay.step - 1));
+  $("#rp-next").addEventListener("click", () => goReplay(S.replay.step + 1));
+  $("#rp-last").addEventListener("click", () => goReplay(S.game.moveCount));
+  $("#rp-range").addEventListener("input", e => goReplay(Number(e.target.value)));
+  $("#rp-exit").addEventListener("click", exitReplay);
+  $("#game-select").addEventListener("change", e => { if (e.target.value) loadGame(e.target.value); });
+  $("#game-select").addEventListener("focus", refreshGameList);
+  $("#upload-input").addEventListener("change", e => {
+    const f = e.target.files[0];
+    if (f) uploadRecord(f);
+    e.target.value = "";
+  });
+  document.addEventListener("keydown", e => {
+    if (e.target.closest && e.target.closest("input, select, textarea, dialog")) return;
+    if (S.replay && e.key === "ArrowLeft") goReplay(S.replay.step - 1);
+    else if (S.replay && e.key === "ArrowRight") goReplay(S.replay.step + 1);
+    else if (e.key === "Escape" && S.sel) { clearSel(); render(); }
+  });
+  const m = location.hash.match(/game=([\w-]+)/);
+  if (m) await loadGame(m[1]);
+  else { render(); await refreshGameList(); openNewGame(); }
+  document.body.dataset.ready = "1";
+}
+
+init().catch(e => toast(`Could not start: ${e.message}`));

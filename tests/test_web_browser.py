@@ -1,0 +1,408 @@
+"""The browser UI end to end, in a real headless browser: Playwright drives Debian's Chromium
+(/usr/bin/chromium, which .ci/run installs) against `splendor serve`'s app on a free localhost port.
+
+A whole game is played against a fast AI by clicking bank tokens, cards, decks, returned tokens and
+nobles (and, on some turns, the page's legal-move list), with a hint, an analysis and an undo; after
+every turn what the page shows (points, tokens, bonuses, reserved cards, market card ids, decks,
+nobles) is checked against the game's JSON from the API and against the engine's true state. Then
+the finished game is replayed, downloaded and uploaded again.
+
+Set SPLENDOR_SCREENSHOTS=DIR to also write the README's screenshots there
+(`SPLENDOR_SCREENSHOTS=docs/screenshots python -m pytest tests/test_web_browser.py`).
+"""
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"Debian's Chromium is not installed at {CHROMIUM} (.ci/run installs it with "
+                "'apt-get install -y chromium'): the browser tests cannot run", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
+                               "(pip install -e '.[test]')")
+pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e .)")
+import httpx  # noqa: E402
+import uvicorn  # noqa: E402
+
+from splendor_ai import CARDS, State  # noqa: E402
+from splendor_ai.records import GameRecord  # noqa: E402
+from splendor_ai.web.app import create_app  # noqa: E402
+from splendor_ai.web.games import GameManager  # noqa: E402
+
+FAST_AI = "mcts(iterations=30)"
+SHOTS = os.environ.get("SPLENDOR_SCREENSHOTS")
+
+
+# -- fixtures: the server in a thread, one browser -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def server():
+    manager = GameManager(workers=4)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(create_app(manager), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not srv.started:
+        assert thread.is_alive() and time.monotonic() < end, "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}", manager
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    pw = sync_api.sync_playwright().start()
+    b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield b
+    b.close()
+    pw.stop()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1440, "height": 960}, accept_downloads=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(20_000)
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+# -- reading the page -------------------------------------------------------------------------------------
+
+READ_PAGE = """() => {
+  const q = (sel, root = document) => [...root.querySelectorAll(sel)];
+  const num = e => Number(e.textContent.trim());
+  const st = document.querySelector('#status').dataset;
+  return {
+    gameId: document.querySelector('#status .game-id').textContent.replace('game ', '').trim(),
+    turn: Number(st.turn), version: Number(st.version), yourTurn: st.yourTurn === '1', over: st.over === '1',
+    bank: q('[data-testid=bank-token]').map(num),
+    market: [1, 2, 3].map(l => [...document.querySelector(`.market-row.lv${l}`).children].slice(1)
+      .map(e => e.dataset.card ? Number(e.querySelector('.card-id').textContent.slice(1)) : null)),
+    decks: [1, 2, 3].map(l => Number(document.querySelector(`[data-testid=deck][data-level='${l}']`).dataset.count)),
+    nobles: q('#nobles [data-testid=noble]').map(e => Number(e.dataset.noble)),
+    seats: q('[data-testid=seat]').map(s => ({
+      seat: Number(s.dataset.seat),
+      points: num(s.querySelector('[data-testid=points]')),
+      tokens: q('[data-testid=seat-token]', s).map(num),
+      bonuses: q('[data-testid=seat-bonus]', s).map(num),
+      reserved: q('[data-testid=reserved-card]', s).map(e => e.dataset.hidden ? null : Number(e.dataset.card)),
+      nobles: q('.seat-nobles [data-noble]', s).map(e => Number(e.dataset.noble)),
+    })),
+  };
+}"""
+
+
+def read_page(page) -> dict:
+    return page.evaluate(READ_PAGE)
+
+
+def api_game(base: str, gid: str) -> dict:
+    r = httpx.get(f"{base}/api/games/{gid}", timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def check_page_against_engine(page, base: str, manager, gid: str) -> dict:
+    """What the page shows equals the API's JSON of the game, which equals the engine's state."""
+    shown = read_page(page)
+    g = api_game(base, gid)
+    assert shown["gameId"] == gid
+    assert shown["turn"] == g["turn"] and shown["version"] == g["version"]
+    assert shown["bank"] == g["bank"]
+    assert shown["market"] == g["market"]
+    assert shown["decks"] == g["decks"]
+    assert shown["nobles"] == g["nobles"]
+    for s_page, s_api in zip(shown["seats"], g["seats"], strict=True):
+        assert s_page["points"] == s_api["points"]
+        assert s_page["tokens"] == s_api["tokens"]
+        assert s_page["bonuses"] == s_api["bonuses"]
+        assert s_page["reserved"] == [r["card"] for r in s_api["reserved"]]
+        assert s_page["nobles"] == s_api["nobles"]
+    # ... and the API serves the engine's state, as the human seat sees it
+    st = manager.get(gid).state
+    assert g["position"] == st.view(g["viewer"]).position()
+    assert [s["points"] for s in shown["seats"]] == [s.points for s in st.seats]
+    assert [row for row in shown["market"]] == [list(row) for row in st.market]
+    assert [s["tokens"] for s in shown["seats"]] == [list(s.tokens) for s in st.seats]
+    return g
+
+
+def wait_for_turn(page, after_version: int) -> dict:
+    """Wait until the page shows a newer version of the game where the human is to move (or it is over)."""
+    page.wait_for_function(
+        """v => { const d = document.querySelector('#status').dataset;
+                  return Number(d.version) > v && (d.yourTurn === '1' || d.over === '1'); }""",
+        arg=after_version)
+    return read_page(page)
+
+
+def pick(moves: list[str], turn: int) -> str:
+    """Buy the card with the most points; else take 3 gems (varying), else the first move."""
+    buys = [m for m in moves if m.startswith("b")]
+    if buys:
+        return max(buys, key=lambda m: (CARDS[int(m.split("/")[0][1:])].points, -len(m)))
+    takes = [m for m in moves if m.startswith("+") and len(m.split("/")[0]) == 4]
+    if takes and turn % 7 != 3:
+        return takes[turn % len(takes)]
+    reserves = [m for m in moves if m.startswith("r")]
+    if reserves:
+        return reserves[turn % len(reserves)]
+    return moves[0]
+
+
+def click_move(page, g: dict, move: str) -> None:
+    """Play `move` the way a person does: click its tokens / card / deck, then the returned tokens and
+    the noble when the page asks for them."""
+    parts = move.split("/")
+    action = parts[0]
+    returns = next((p[1:] for p in parts[1:] if p.startswith("-")), "")
+    noble = next((p[1:] for p in parts[1:] if p.startswith("n")), None)
+    if action.startswith("+"):
+        for ch in action[1:]:
+            page.click(f"[data-testid=bank-token][data-colour={ch}]")
+        page.click("[data-testid=confirm-take]")
+    elif action.startswith("rL"):
+        page.click(f"[data-testid=deck][data-level='{action[2:]}']")
+        page.click("#act-reserve-deck")
+    elif action.startswith("r"):
+        page.click(f"[data-testid=market-card][data-card='{action[1:]}']")
+        page.click("#act-reserve")
+    elif action.startswith("b"):
+        card = int(action[1:])
+        if any(card in row for row in g["market"]):
+            page.click(f"[data-testid=market-card][data-card='{card}']")
+        else:
+            page.click(f"[data-testid=seat][data-seat='{g['viewer']}'] [data-testid=reserved-card][data-card='{card}']")
+        page.click("#act-buy")
+    else:
+        page.click("#act-pass")
+    if returns and page.locator("[data-testid=return-token]").count():
+        for ch in returns:
+            page.click(f"[data-testid=return-token][data-colour={ch}]")
+    if noble is not None and page.locator("#nobles .noble.choosable").count():
+        page.click(f"#nobles [data-testid=noble][data-noble='{noble}']")
+
+
+def shoot(page, name: str) -> None:
+    page.mouse.move(0, 0)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(Path(SHOTS) / name))
+
+
+def start_game(page, base: str, seats: list[str], seed: int, players: int = 2) -> str:
+    page.goto(base)
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_selector("#new-dialog[open]")
+    page.select_option("#ng-players", str(players))
+    for i, spec in enumerate(seats):
+        row = f"#ng-seats [data-seat='{i}']"
+        if spec == "human":
+            page.select_option(f"{row} .seat-kind", "human")
+            continue
+        page.select_option(f"{row} .seat-kind", "ai")
+        presets = page.eval_on_selector_all(f"{row} .seat-spec option", "els => els.map(e => e.value)")
+        if spec in presets:
+            page.select_option(f"{row} .seat-spec", spec)
+        else:
+            page.select_option(f"{row} .seat-spec", "custom")
+            page.fill(f"{row} .seat-custom", spec)
+    page.fill("#ng-seed", str(seed))
+    if SHOTS:
+        shoot(page, "new-game.png")
+    page.click("#ng-start")
+    page.wait_for_selector("#status .game-id")
+    return read_page(page)["gameId"]
+
+
+# -- the tests ---------------------------------------------------------------------------------------------
+
+def test_play_a_whole_game_in_the_browser(page, server):
+    base, manager = server
+    gid = start_game(page, base, ["human", FAST_AI], seed=17)
+    g = api_game(base, gid)
+    assert g["seatsSetup"][1]["spec"] == FAST_AI and g["yourTurn"]
+    page.select_option("#budget", '{"iterations":200}')       # hints and analyses: a tiny search
+    turn = 0
+    used = {"hint": False, "undo": False, "analysis": False, "list": 0, "clicks": 0}
+    while True:
+        g = check_page_against_engine(page, base, manager, gid)
+        if g["over"]:
+            break
+        assert g["yourTurn"] and g["legalMoves"]
+        moves = [m["move"] for m in g["legalMoves"]]
+        # the page lists the same legal moves
+        page_moves = page.eval_on_selector_all("[data-testid=legal-move]", "els => els.map(e => e.dataset.move)")
+        assert page_moves == moves
+        version = g["version"]
+
+        if turn == 2:                                          # a hint, played with its button
+            page.click("#btn-hint")
+            page.wait_for_selector("[data-testid=hint-move]")
+            hinted = page.get_attribute("[data-testid=hint-move]", "data-move")
+            assert hinted in moves
+            page.click("#play-hint")
+            used["hint"] = True
+        elif turn == 4 and not used["analysis"]:               # the analysis panel, then a click move
+            page.click("#btn-analyse")
+            page.wait_for_function("() => document.querySelector('#analysis-panel .muted') && "
+                                   "!document.querySelector('#analysis-panel .spinner') && "
+                                   "document.querySelectorAll('[data-testid=analysis-row]').length > 0")
+            rows = page.eval_on_selector_all("[data-testid=analysis-row]", "els => els.map(e => e.dataset.move)")
+            assert rows and set(rows) <= set(moves)
+            used["analysis"] = True
+            click_move(page, g, pick(moves, turn))
+            used["clicks"] += 1
+        elif turn == 6 and not used["undo"]:                    # play, see the AI reply, undo both
+            before = g
+            click_move(page, g, pick(moves, turn))
+            after = wait_for_turn(page, version)
+            last = api_game(base, gid)
+            assert len(last["log"]) == len(before["log"]) + 2 or last["over"]
+            if not last["over"]:
+                banner = page.get_attribute("[data-testid=ai-move]", "data-move")
+                assert banner == last["log"][-1]["move"]        # the AI's move, highlighted in a banner
+                assert last["log"][-1]["description"].replace("Player 2 ", "") in page.inner_text("#banner")
+                page.click("#btn-undo")
+                wait_for_turn(page, after["version"])
+                undone = api_game(base, gid)
+                assert undone["position"] == before["position"] and undone["log"] == before["log"]
+                assert read_page(page)["turn"] == before["turn"]
+                used["undo"] = True
+                turn += 1
+                continue
+        elif turn % 4 == 3:                                     # from the page's list of legal moves
+            if not page.evaluate("() => document.querySelector('#legal').open"):
+                page.click("#legal summary")
+            page.click(f"[data-testid=legal-move][data-move='{pick(moves, turn)}']")
+            used["list"] += 1
+        else:
+            click_move(page, g, pick(moves, turn))
+            used["clicks"] += 1
+        wait_for_turn(page, version)
+        turn += 1
+        assert turn < 200, "the game did not end"
+
+    assert used["hint"] and used["undo"] and used["analysis"] and used["list"] >= 2 and used["clicks"] >= 10, used
+    st = manager.get(gid).state
+    result = st.result()
+    status = page.inner_text("#status")
+    assert "Game over" in status
+    for seat, pts in enumerate(result.points):
+        assert f"Player {seat + 1}: {pts}" in status
+    if SHOTS:
+        shoot(page, "game-over.png")
+
+    # replay the finished game, step by step
+    n = len(st.move_stack)
+    page.click("#btn-replay")
+    page.wait_for_selector("#rp-label[data-step='0']")
+    for step, how in ((0, None), (1, "#rp-next"), (2, "#rp-next"), (n, "#rp-last"), (n - 1, "ArrowLeft")):
+        if how == "ArrowLeft":
+            page.keyboard.press("ArrowLeft")
+        elif how:
+            page.click(how)
+        page.wait_for_selector(f"#rp-label[data-step='{step}']")
+        want = httpx.get(f"{base}/api/games/{gid}/replay", params={"step": step}, timeout=10).json()
+        shown = read_page(page)
+        assert shown["market"] == want["market"] and shown["bank"] == want["bank"]
+        assert [s["points"] for s in shown["seats"]] == [s["points"] for s in want["seats"]]
+        replayed = State(GameRecord.from_state(st, seed=17, players=["human", FAST_AI]).start)
+        for m in st.move_stack[:step]:
+            replayed.push(m)
+        assert shown["market"] == [list(r) for r in replayed.market]
+        if step:
+            assert want["previous"]["move"] in page.inner_text("#rp-label")
+        if SHOTS and step == n:
+            shoot(page, "replay.png")
+    page.click("#rp-exit")
+
+    # download the record; it replays to the game the engine played
+    with page.expect_download() as dl:
+        page.click("#btn-download")
+    path = dl.value.path()
+    rec = GameRecord.from_line(Path(path).read_text().strip())
+    assert rec.replay().position() == st.position() and rec.result == result
+
+    # upload it: a new game, opened as a replay at its start
+    page.set_input_files("#upload-input", path)
+    page.wait_for_function("gid => document.querySelector('#status .game-id').textContent.trim() !== 'game ' + gid",
+                           arg=gid)
+    page.wait_for_selector("#rp-label[data-step='0']")
+    new_gid = read_page(page)["gameId"]
+    assert new_gid != gid
+    assert page.locator("[data-testid=log-entry]").count() == n
+    assert api_game(base, new_gid)["position"] == api_game(base, gid)["position"]
+
+
+def test_the_page_shows_hidden_cards_as_card_backs(page, server):
+    """Upload a game where the AI seat reserved blind: the human's page shows only card backs."""
+    base, _ = server
+    st = State.new(2, seed=3)
+    for m in ("+wbg", "rL1", "+wbr", "rL3"):
+        st.push(m)
+    hidden = list(st.seats[1].reserved)
+    rec = GameRecord.from_state(st, seed=3, players=["human", "random"])
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"splendor-hidden-{os.getpid()}.jsonl"
+    path.write_text(rec.to_line() + "\n")
+    try:
+        page.goto(base)
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#ng-cancel")
+        page.set_input_files("#upload-input", str(path))
+        page.wait_for_selector("[data-testid=seat][data-seat='1'] [data-testid=reserved-card][data-hidden='1']")
+    finally:
+        path.unlink()
+    shown = read_page(page)
+    assert shown["seats"][1]["reserved"] == [None, None]
+    html = page.content()
+    for card in hidden:
+        assert f'data-card="{card}"' not in html and f"#{card}<" not in html
+    assert "reserves the top card of the level-1 deck" in page.inner_text("#log")
+    assert shown["yourTurn"]
+
+
+@pytest.mark.skipif(not SHOTS, reason="writes the README screenshots only when SPLENDOR_SCREENSHOTS=DIR is set")
+def test_screenshots_of_a_game_in_progress(page, server):
+    """A 3-player game: the AI thinking (progress), then gems being picked, a hint and an analysis."""
+    base, _ = server
+    gid = start_game(page, base, ["human", "mcts(seconds=3)", FAST_AI], seed=11, players=3)
+    for _ in range(5):
+        g = api_game(base, gid)
+        if g["over"]:
+            break
+        page.wait_for_selector("#status[data-your-turn='1']")
+        click_move(page, g, pick([m["move"] for m in g["legalMoves"]], g["turn"]))
+        if _ == 4:
+            page.wait_for_function("() => { const t = document.querySelector('#thinking'); "
+                                   "return !t.hidden && /iterations/.test(t.textContent); }")
+            page.wait_for_timeout(800)
+            shoot(page, "ai-thinking.png")
+        wait_for_turn(page, g["version"])
+    page.select_option("#budget", '{"seconds":1}')
+    page.click("#btn-hint")
+    page.wait_for_selector("[data-testid=hint-move]")
+    page.click("#btn-analyse")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=analysis-row]').length > 0 && "
+                           "!document.querySelector('#analysis-panel .spinner')")
+    g = api_game(base, gid)
+    takes = [m["move"] for m in g["legalMoves"] if m["move"].startswith("+") and len(m["move"]) == 4]
+    if takes:
+        page.click(f"[data-testid=bank-token][data-colour={takes[0][1]}]")
+        page.click(f"[data-testid=bank-token][data-colour={takes[0][2]}]")
+    shoot(page, "play.png")
