@@ -99,23 +99,25 @@ def test_hidden_information_does_not_change_the_search():
 
 
 def test_pruning_gives_the_exact_values():
-    """Alpha-beta with Star1/Star2 returns the same root values as max^n, which searches the whole
-    (sampled) tree: for two players max^n is plain expectiminimax."""
+    """Alpha-beta with Star1/Star2 and the transposition table returns the same root values as
+    max^n, which searches the whole (sampled) tree: for two players max^n is plain
+    expectiminimax. The chance samples depend on the state, not on the path or the search order."""
     view = mid_game(seed=6, turns=8).view()
     seqs = list(view.legal_moves._table.values())
     for depth, dets in ((3, 1), (2, 3)):   # with several worlds the root is a chance node too
         results = {}
         # root_exact: 0 = every root move exact, k = the k best (multi-PV alpha-beta at the root)
-        for algo, star2, exact in ((1, 0, 0), (0, 0, 0), (0, 1, 0), (0, 1, 1), (0, 1, 3)):
+        for algo, star2, exact, tt in ((1, 0, 0, 0), (0, 0, 0, 0), (0, 1, 0, 0), (0, 1, 0, 16), (0, 1, 1, 16),
+                                       (0, 1, 3, 12)):
             s = _expectimax.Search(view._core, seqs, {"algo": algo, "chance_samples": 2, "eval_bound": 30.0,
-                                                      "root_exact": exact, "star2": star2,
+                                                      "root_exact": exact, "star2": star2, "tt_bits": tt,
                                                       "weights": list(DEFAULT_WEIGHTS)}, 9, dets)
             assert s.run(depth, 0.0) == depth
-            results[algo, star2, exact] = ([r[0][view.to_move] for r in s.results()], [r[3] for r in s.results()],
-                                           s.nodes)
-        ref, _, full_nodes = results[1, 0, 0]
+            results[algo, star2, exact, tt] = ([r[0][view.to_move] for r in s.results()],
+                                               [r[3] for r in s.results()], s.nodes)
+        ref, _, full_nodes = results[1, 0, 0, 0]
         top = sorted(ref, reverse=True)
-        for (algo, star2, exact), (vals, is_exact, nodes) in results.items():
+        for (algo, star2, exact, tt), (vals, is_exact, nodes) in results.items():
             for r, v, e in zip(ref, vals, is_exact):
                 if e:
                     assert v == pytest.approx(r, abs=1e-5)
@@ -124,8 +126,9 @@ def test_pruning_gives_the_exact_values():
             assert sum(is_exact) >= (exact or len(vals))
             assert sorted(vals, reverse=True)[:exact or 1] == pytest.approx(top[:exact or 1], abs=1e-5)
             assert nodes <= full_nodes
-        assert results[0, 1, 1][2] < full_nodes
-    assert results[0, 1, 0][2] <= results[0, 0, 0][2]
+        assert results[0, 1, 1, 16][2] < full_nodes
+        assert results[0, 1, 0, 16][2] <= results[0, 1, 0, 0][2]
+    assert results[0, 1, 0, 0][2] <= results[0, 0, 0, 0][2]
 
 
 def test_time_limit_and_search_info():
@@ -149,7 +152,8 @@ def test_only_views_and_bad_specs():
     with pytest.raises(TypeError):
         make_player("expectimax(depth=1)").choose(st)
     for spec in ("expectimax(depth=0)", "expectimax(algo='minimax')", "expectimax(chance_samples=0)",
-                 "expectimax(seconds=-1)", "expectimax(dets=100)", "expectimax(exact_root=0)"):
+                 "expectimax(seconds=-1)", "expectimax(dets=100)", "expectimax(exact_root=0)",
+                 "expectimax(tt_bits=40)"):
         with pytest.raises(ConfigError):
             make_player(spec)
 

@@ -17,10 +17,10 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   without replacement; the children are averaged with equal weights. An outcome is applied by
   swapping the card onto the deck top (from the deck, or out of an opponent's blind reserve, which
   takes the old top card instead) in a copy of the state, then applying the action.
-  The sampling rng of a chance node is seeded from a hash of (seed, world, the actions and
-  outcomes on the path to it), so the sampled tree does not depend on the search order: alpha-beta
-  windows, iterative deepening and pruning never change a value, and the same seed and depth give
-  the same values.
+  The sampling rng of a chance node is seeded from a hash of (seed, world, the state, the action),
+  so the sampled tree is a function of the state: it does not depend on the search order or the
+  path (alpha-beta windows, iterative deepening, transpositions and pruning never change a
+  value), and the same seed and depth give the same values.
 - Values are from the searching seat's point of view. Leaves: the static evaluation
   (`_policy.eval_state`), my value minus the best opponent's (for two players: minus the opponent's),
   clamped to [-eval_bound, eval_bound]. Finished games: +-win_value (win_value = eval_bound + 2,
@@ -44,11 +44,17 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   before it gets an upper bound instead of its value. The k best moves (so the chosen move) and
   their values are the same as with exact values, found several times faster: a position with
   10 tokens in hand can have 500 whole turns at the root, each return choice a separate move.
+- Transposition table (`tt_bits`, default 16: 2^16 entries of 16 bytes; 0 = none): alpha-beta
+  nodes store their value with its bound type and their best move, keyed by a hash of the whole
+  state and the world; an entry cuts the search only at the same depth, so values stay exactly
+  those of the plain search. Transpositions are common where a player must return tokens
+  (+wbg/-g and +wbk/-k end in the same state). Its best move is tried first (also across the
+  iterations of iterative deepening). A principal variation stops where a transposition ended it.
 - Iterative deepening: depth 1, 2, ... until `max_depth` or the deadline; an unfinished depth is
   thrown away (depth 1 always finishes). The next depth is not started when the time it would take,
   estimated from the growth of the last two depths, exceeds twice what is left.
 """
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
@@ -73,6 +79,18 @@ cdef enum:
 
 cdef double INF = 1e30
 
+cdef enum:
+    TT_EXACT = 1
+    TT_LOWER = 2      # the value is a lower bound (the search failed high)
+    TT_UPPER = 3      # an upper bound (failed low)
+
+ctypedef struct TTEntry:
+    uint64_t key
+    float value
+    int16_t move      # action id of the best move found, -1 if none
+    int8_t depth      # turns left at the node
+    int8_t flag       # 0: empty
+
 
 cdef inline double now() noexcept nogil:
     cdef timespec ts
@@ -92,6 +110,18 @@ cdef inline uint64_t mix(uint64_t h, uint64_t x) noexcept nogil:
     z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
     z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
     return z ^ (z >> 31)
+
+
+cdef inline uint64_t state_hash(const State* s) noexcept nogil:
+    """A 64-bit hash of the whole state (a State holds a uint64_t, so it is 8-byte aligned and
+    sized; bytes past a deck's top and padding are kept canonical by memcpy-only copies)."""
+    cdef const uint64_t* w = <const uint64_t*>s
+    cdef size_t i
+    cdef uint64_t h = <uint64_t>0x243F6A8885A308D3ULL
+    for i in range(sizeof(State) // 8):
+        h = (h ^ w[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        h ^= h >> 29
+    return h
 
 
 cdef inline int draw_deck(const State* s, int a) noexcept nogil:
@@ -117,6 +147,10 @@ cdef class Search:
     cdef State root
     cdef State worlds[MAXDETS]
     cdef uint64_t world_hash[MAXDETS]
+    cdef uint64_t whash      # world_hash of the world being searched
+    cdef TTEntry* tt
+    cdef uint64_t tt_mask
+    cdef public long tt_hits
     cdef int nworlds, nroot, seat, nplayers, algo, chance_k, root_exact, star2
     cdef int* order          # root moves in search order (root_exact > 0: best first by the last depth)
     cdef int* nexact         # worlds in which a root move's value is exact, last finished depth
@@ -150,6 +184,7 @@ cdef class Search:
     def __cinit__(self):
         self.seq = NULL
         self.seqlen = NULL
+        self.tt = NULL
         self.order = NULL
         self.nexact = NULL
         self.cur_nexact = NULL
@@ -165,6 +200,7 @@ cdef class Search:
     def __dealloc__(self):
         free(self.seq)
         free(self.seqlen)
+        free(self.tt)
         free(self.order)
         free(self.nexact)
         free(self.cur_nexact)
@@ -194,6 +230,15 @@ cdef class Search:
         self.eval_bound = p.pop("eval_bound")
         self.root_exact = p.pop("root_exact", 0)
         self.star2 = p.pop("star2", 1)
+        tt_bits = p.pop("tt_bits", 16)
+        if not 0 <= tt_bits <= 30:
+            raise ValueError("tt_bits must be 0 (no table) or 1-30")
+        if tt_bits:
+            self.tt = <TTEntry*>calloc((<size_t>1) << tt_bits, sizeof(TTEntry))
+            if self.tt == NULL:
+                raise MemoryError()
+            self.tt_mask = ((<uint64_t>1) << tt_bits) - 1
+        self.tt_hits = 0
         weights = p.pop("weights")
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
@@ -370,16 +415,18 @@ cdef class Search:
 
     # -- paranoid / minimax with alpha-beta and Star1 -------------------------------------------------
 
-    cdef float ab(self, State* s, int depth, float alpha, float beta, uint64_t h, int ply,
+    cdef float ab(self, State* s, int depth, float alpha, float beta, int ply,
                   const int* forced, int nforced, int probe) noexcept nogil:
         """The value of `s` for the searching seat, fail-soft within (alpha, beta). `forced`: the
         rest of a root move's actions (only those are tried here). `probe`: try only the first
         move (a Star2 probe: a bound, not the value)."""
         cdef int acts[MAXLEGAL]
         cdef float e[MAXP]
-        cdef int n, i, k, j
-        cdef float v, best
+        cdef int n, i, k, j, bestmove = -1, ttmove = -1
+        cdef float v, best, alpha0 = alpha, beta0 = beta
         cdef bint maximize
+        cdef uint64_t key
+        cdef TTEntry* tte = NULL
         self.tick()
         self.pvlen[ply] = 0
         if self.aborted:
@@ -389,23 +436,41 @@ cdef class Search:
         if depth <= 0 and s.phase == PH_MAIN and nforced == 0:
             eval_state(s, &self.wt, e)
             return self.leaf_score(e, self.seat)
+        key = mix(state_hash(s), self.whash)
         if nforced > 0:
             acts[0] = forced[0]
             n = 1
         else:
+            if self.tt != NULL:
+                tte = &self.tt[key & self.tt_mask]
+                if tte.flag and tte.key == key:
+                    ttmove = tte.move
+                    if tte.depth == depth and (tte.flag == TT_EXACT or (tte.flag == TT_LOWER and tte.value >= beta)
+                                               or (tte.flag == TT_UPPER and tte.value <= alpha)):
+                        self.tt_hits += 1
+                        return tte.value
             n = self.ordered_actions(s, acts)
+            if ttmove >= 0:   # the best move of an earlier search of this state first
+                for i in range(n):
+                    if acts[i] == ttmove:
+                        while i > 0:
+                            acts[i] = acts[i - 1]
+                            i -= 1
+                        acts[0] = ttmove
+                        break
             if probe:
                 n = 1
         maximize = s.to_move == self.seat
         best = -INF if maximize else INF
         for i in range(n):
             k = action_key(s, acts[i])
-            v = self.child(s, acts[i], depth, alpha, beta, mix(h, <uint64_t>acts[i]), ply,
+            v = self.child(s, acts[i], depth, alpha, beta, mix(key, <uint64_t>acts[i]), ply,
                            forced + 1 if nforced > 0 else forced, nforced - 1 if nforced > 0 else 0)
             if self.aborted:
                 return 0
             if (v > best) if maximize else (v < best):
                 best = v
+                bestmove = acts[i]
                 self.pv[ply][0] = k
                 for j in range(self.pvlen[ply + 1]):
                     self.pv[ply][j + 1] = self.pv[ply + 1][j]
@@ -417,6 +482,12 @@ cdef class Search:
                 beta = best
             if alpha >= beta:
                 break
+        if tte != NULL and not probe:
+            tte.key = key
+            tte.value = best
+            tte.move = bestmove
+            tte.depth = depth
+            tte.flag = TT_UPPER if best <= alpha0 else (TT_LOWER if best >= beta0 else TT_EXACT)
         return best
 
     cdef float child(self, const State* s, int a, int depth, float alpha, float beta, uint64_t h,
@@ -434,7 +505,7 @@ cdef class Search:
         if n == 0:
             memcpy(&c, s, sizeof(State))
             apply_action(&c, a)
-            return self.ab(&c, depth - (c.turn - s.turn), alpha, beta, h, ply + 1, forced, nforced, 0)
+            return self.ab(&c, depth - (c.turn - s.turn), alpha, beta, ply + 1, forced, nforced, 0)
         self.chance_nodes += 1
         for i in range(n):
             ub[i] = U
@@ -459,7 +530,7 @@ cdef class Search:
                         memcpy(&c, s, sizeof(State))
                         self.put_on_top(&c, d, outs[i])
                         apply_action(&c, a)
-                    v = self.ab(&c, cd, L - 1, hi, mix(h, <uint64_t>(1000 + outs[i])), ply + 1, forced, 0, 1)
+                    v = self.ab(&c, cd, L - 1, hi, ply + 1, forced, 0, 1)
                     if self.aborted:
                         return 0
                     lb[i] = v
@@ -476,7 +547,7 @@ cdef class Search:
                         memcpy(&c, s, sizeof(State))
                         self.put_on_top(&c, d, outs[i])
                         apply_action(&c, a)
-                    v = self.ab(&c, cd, lo, U + 1, mix(h, <uint64_t>(1000 + outs[i])), ply + 1, forced, 0, 1)
+                    v = self.ab(&c, cd, lo, U + 1, ply + 1, forced, 0, 1)
                     if self.aborted:
                         return 0
                     ub[i] = v
@@ -498,7 +569,7 @@ cdef class Search:
             memcpy(&c, s, sizeof(State))
             self.put_on_top(&c, d, outs[i])
             apply_action(&c, a)
-            v = self.ab(&c, cd, lo, hi, mix(h, <uint64_t>(1000 + outs[i])), ply + 1, forced, nforced, 0)
+            v = self.ab(&c, cd, lo, hi, ply + 1, forced, nforced, 0)
             if self.aborted:
                 return 0
             total += v
@@ -521,13 +592,14 @@ cdef class Search:
 
     # -- max^n --------------------------------------------------------------------------------------
 
-    cdef void maxn(self, State* s, int depth, uint64_t h, int ply, const int* forced, int nforced,
+    cdef void maxn(self, State* s, int depth, int ply, const int* forced, int nforced,
                    float* out) noexcept nogil:
         cdef int acts[MAXLEGAL]
         cdef float e[MAXP]
         cdef float v[MAXP]
         cdef int n, i, k, j, q, mover
         cdef float best = -INF
+        cdef uint64_t key
         self.tick()
         self.pvlen[ply] = 0
         if self.aborted:
@@ -541,6 +613,7 @@ cdef class Search:
             for q in range(self.nplayers):
                 out[q] = self.leaf_score(e, q)
             return
+        key = mix(state_hash(s), self.whash)
         if nforced > 0:
             acts[0] = forced[0]
             n = 1
@@ -549,7 +622,7 @@ cdef class Search:
         mover = s.to_move
         for i in range(n):
             k = action_key(s, acts[i])
-            self.maxn_child(s, acts[i], depth, mix(h, <uint64_t>acts[i]), ply,
+            self.maxn_child(s, acts[i], depth, mix(key, <uint64_t>acts[i]), ply,
                             forced + 1 if nforced > 0 else forced, nforced - 1 if nforced > 0 else 0, v)
             if self.aborted:
                 return
@@ -573,7 +646,7 @@ cdef class Search:
         if n == 0:
             memcpy(&c, s, sizeof(State))
             apply_action(&c, a)
-            self.maxn(&c, depth - (c.turn - s.turn), h, ply + 1, forced, nforced, out)
+            self.maxn(&c, depth - (c.turn - s.turn), ply + 1, forced, nforced, out)
             return
         self.chance_nodes += 1
         for q in range(self.nplayers):
@@ -582,8 +655,7 @@ cdef class Search:
             memcpy(&c, s, sizeof(State))
             self.put_on_top(&c, d, outs[i])
             apply_action(&c, a)
-            self.maxn(&c, depth - (c.turn - s.turn), mix(h, <uint64_t>(1000 + outs[i])), ply + 1,
-                      forced, nforced, v)
+            self.maxn(&c, depth - (c.turn - s.turn), ply + 1, forced, nforced, v)
             if self.aborted:
                 return
             for q in range(self.nplayers):
@@ -624,14 +696,14 @@ cdef class Search:
             total = 0
             for w in range(nw):
                 memcpy(&s, &self.worlds[w], sizeof(State))
+                self.whash = self.world_hash[w]
                 if self.algo == ALGO_MAXN:
-                    self.maxn(&s, depth, self.world_hash[w], 0, &self.seq[m * MAXSEQ], self.seqlen[m], v)
+                    self.maxn(&s, depth, 0, &self.seq[m * MAXSEQ], self.seqlen[m], v)
                 else:
                     lo = nw * alpha - total - (nw - 1 - w) * U
                     if lo < L:
                         lo = L - 1
-                    v[self.seat] = self.ab(&s, depth, lo, U + 1, self.world_hash[w], 0,
-                                           &self.seq[m * MAXSEQ], self.seqlen[m], 0)
+                    v[self.seat] = self.ab(&s, depth, lo, U + 1, 0, &self.seq[m * MAXSEQ], self.seqlen[m], 0)
                 if self.aborted:
                     return 1
                 if w == 0:

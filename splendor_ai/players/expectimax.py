@@ -9,8 +9,8 @@ players: minimax with alpha-beta, and Star2 (probing, then Star1 windows) at cha
 or four: paranoid (default, alpha-beta) or max^n (`algo="maxn"`, no pruning). Leaves: the static
 evaluation, my value minus the best opponent's, clamped to [-eval_bound, eval_bound]; finished
 games score +-(eval_bound + 2) (less 0.01 a turn, so that a nearer win is preferred).
-Moves are ordered by `_policy.score_actions`; iterative deepening under a time limit keeps the
-last depth that finished. Same seed and depth: same move, same values, same node counts.
+Moves are ordered by `_policy.score_actions` (after a transposition table's best move); iterative
+deepening under a time limit keeps the last depth that finished. Same seed and depth: same move, same values, same node counts.
 
 Scores are in evaluation (prestige-point) units. `MoveInfo.value` turns them into a win chance
 like the MCTS cut-offs do (a logistic of `eval_scale` x score; a decided game is 1, 0, or the
@@ -38,7 +38,8 @@ class ExpectimaxPlayer(Player):
     "maxn"), exact_root (how many of the best root moves get exact values: an int k (default 4),
     True for all of them, False for the best only; the others get upper bounds, which alpha-beta
     finds several times faster: a turn ending with 10+ tokens can have 500 return choices at the
-    root), eval_bound (leaf clamp, default 30), eval_scale (score -> win chance), weights.
+    root), tt_bits (transposition table of 2^tt_bits entries, 16 bytes each; default 16, 0 = none),
+    eval_bound (leaf clamp, default 30), eval_scale (score -> win chance), weights.
 
     `MoveInfo.visits` is the number of nodes searched below that root move (last depth, all
     worlds); `SearchInfo.extra` has depth (reached), nodes_per_s (per CPU second of the search),
@@ -46,8 +47,8 @@ class ExpectimaxPlayer(Player):
 
     def __init__(self, seed: int = 0, depth: int | None = None, seconds: float | None = None,
                  dets: int = 1, chance_samples: int = 4, algo: str = "paranoid",
-                 eval_bound: float = 30.0, exact_root: bool | int = 4, eval_scale: float = DEFAULT_SCALE,
-                 weights=DEFAULT_WEIGHTS):
+                 eval_bound: float = 30.0, exact_root: bool | int = 4, tt_bits: int = 16,
+                 eval_scale: float = DEFAULT_SCALE, weights=DEFAULT_WEIGHTS):
         if algo not in ALGOS:
             raise ConfigError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
         if depth is None and seconds is None:
@@ -68,6 +69,8 @@ class ExpectimaxPlayer(Player):
             exact_root = 1
         elif not isinstance(exact_root, int) or not 1 <= exact_root <= 64:
             raise ConfigError(f"exact_root must be True, False or a number of moves in 1-64, got {exact_root!r}")
+        if not isinstance(tt_bits, int) or isinstance(tt_bits, bool) or not 0 <= tt_bits <= 26:
+            raise ConfigError(f"tt_bits must be an integer in 0-26, got {tt_bits!r}")
         if len(weights) != 10:
             raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
@@ -75,7 +78,7 @@ class ExpectimaxPlayer(Player):
         self.algo = algo
         self.eval_scale = float(eval_scale)
         self.params = {"algo": ALGOS[algo], "chance_samples": chance_samples,
-                       "eval_bound": float(eval_bound), "root_exact": exact_root,
+                       "eval_bound": float(eval_bound), "root_exact": exact_root, "tt_bits": tt_bits,
                        "weights": [float(w) for w in weights]}
 
     def choose(self, view: View, limit: Limit | None = None) -> Decision:
@@ -109,7 +112,7 @@ class ExpectimaxPlayer(Player):
                           extra={"algo": self.algo, "depth": reached, "dets": dets,
                                  "chance_samples": self.params["chance_samples"],
                                  "exact_values": all(not r[1] for r in rows),
-                                 "chance_nodes": search.chance_nodes,
+                                 "chance_nodes": search.chance_nodes, "tt_hits": search.tt_hits,
                                  "nodes_per_s": round(nodes / search.cpu_seconds) if search.cpu_seconds > 0 else None,
                                  "cpu_seconds": round(search.cpu_seconds, 4),
                                  "depth_seconds": [round(t, 4) for t in search.depth_seconds],
