@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ import pytest
 pytest.importorskip("fastapi", reason="the web UI needs fastapi (pip install -e '.[test]')")
 pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (pip install -e '.[test]')")
 
-from fastapi.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():   # Starlette >= 1.x prefers httpx2 for its test client; httpx still works
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
 
 from splendor_ai import State  # noqa: E402
 from splendor_ai.analysis import hint as engine_hint  # noqa: E402
@@ -315,20 +318,21 @@ def test_a_move_while_the_ai_thinks_is_refused_and_the_server_stays_responsive(c
     r = client.post(f"/api/games/{gid}/move", json={"move": "+wbg"})
     assert r.status_code == 409 and "AI seat" in r.json()["error"]
     assert client.post(f"/api/games/{gid}/hint").status_code == 409
-    # while the search runs in the pool, requests are answered at once, with its progress
+    # while the search runs in the pool, requests are answered (they show the search still running,
+    # with its progress: a request blocked behind the search would only see its end)
+    answered_while_thinking = 0
     seen_progress = False
     t0 = time.monotonic()
     while True:
-        t = time.monotonic()
         g = client.get(f"/api/games/{gid}").json()
-        assert time.monotonic() - t < 0.5
         if g["thinking"] is None:
             break
+        answered_while_thinking += 1
         assert client.get("/api/health").status_code == 200
         seen_progress |= bool(g["thinking"]["iterations"])
         assert time.monotonic() - t0 < 20
         time.sleep(0.05)
-    assert seen_progress
+    assert answered_while_thinking >= 3 and seen_progress
     assert g["yourTurn"] and len(g["log"]) == 1 and g["log"][0]["by"] == "ai"
     assert "win rate" in g["log"][0]["figures"]
 

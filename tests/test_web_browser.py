@@ -166,9 +166,9 @@ def pick(moves: list[str], turn: int) -> str:
     return moves[0]
 
 
-def click_move(page, g: dict, move: str) -> None:
+def click_move(page, g: dict, move: str) -> list[str]:
     """Play `move` the way a person does: click its tokens / card / deck, then the returned tokens and
-    the noble when the page asks for them."""
+    the noble when the page asks for them. Returns what was clicked after the action."""
     parts = move.split("/")
     action = parts[0]
     returns = next((p[1:] for p in parts[1:] if p.startswith("-")), "")
@@ -192,11 +192,15 @@ def click_move(page, g: dict, move: str) -> None:
         page.click("#act-buy")
     else:
         page.click("#act-pass")
+    clicked = []
     if returns and page.locator("[data-testid=return-token]").count():
         for ch in returns:
             page.click(f"[data-testid=return-token][data-colour={ch}]")
+        clicked.append("returns")
     if noble is not None and page.locator("#nobles .noble.choosable").count():
         page.click(f"#nobles [data-testid=noble][data-noble='{noble}']")
+        clicked.append("noble")
+    return clicked
 
 
 def shoot(page, name: str) -> None:
@@ -239,7 +243,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
     assert g["seatsSetup"][1]["spec"] == FAST_AI and g["yourTurn"]
     page.select_option("#budget", '{"iterations":200}')       # hints and analyses: a tiny search
     turn = 0
-    used = {"hint": False, "undo": False, "analysis": False, "list": 0, "clicks": 0}
+    used = {"hint": False, "undo": False, "analysis": False, "list": 0, "clicks": 0, "returns": 0, "noble": 0}
     while True:
         g = check_page_against_engine(page, base, manager, gid)
         if g["over"]:
@@ -292,7 +296,8 @@ def test_play_a_whole_game_in_the_browser(page, server):
             page.click(f"[data-testid=legal-move][data-move='{pick(moves, turn)}']")
             used["list"] += 1
         else:
-            click_move(page, g, pick(moves, turn))
+            for what in click_move(page, g, pick(moves, turn)):
+                used[what] += 1
             used["clicks"] += 1
         wait_for_turn(page, version)
         turn += 1
@@ -357,17 +362,8 @@ def test_the_page_shows_hidden_cards_as_card_backs(page, server):
     for m in ("+wbg", "rL1", "+wbr", "rL3"):
         st.push(m)
     hidden = list(st.seats[1].reserved)
-    rec = GameRecord.from_state(st, seed=3, players=["human", "random"])
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"splendor-hidden-{os.getpid()}.jsonl"
-    path.write_text(rec.to_line() + "\n")
-    try:
-        page.goto(base)
-        page.wait_for_selector("body[data-ready='1']")
-        page.click("#ng-cancel")
-        page.set_input_files("#upload-input", str(path))
-        page.wait_for_selector("[data-testid=seat][data-seat='1'] [data-testid=reserved-card][data-hidden='1']")
-    finally:
-        path.unlink()
+    upload(page, base, GameRecord.from_state(st, seed=3, players=["human", "random"]))
+    page.wait_for_selector("[data-testid=seat][data-seat='1'] [data-testid=reserved-card][data-hidden='1']")
     shown = read_page(page)
     assert shown["seats"][1]["reserved"] == [None, None]
     html = page.content()
@@ -375,6 +371,65 @@ def test_the_page_shows_hidden_cards_as_card_backs(page, server):
         assert f'data-card="{card}"' not in html and f"#{card}<" not in html
     assert "reserves the top card of the level-1 deck" in page.inner_text("#log")
     assert shown["yourTurn"]
+
+
+def upload(page, base: str, rec: GameRecord) -> str:
+    """Open the page and upload a record; returns the new game's id."""
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"splendor-upload-{os.getpid()}.jsonl"
+    path.write_text(rec.to_line() + "\n")
+    try:
+        page.goto(base)
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#ng-cancel")
+        page.set_input_files("#upload-input", str(path))
+        page.wait_for_selector("#status .game-id")
+    finally:
+        path.unlink()
+    return read_page(page)["gameId"]
+
+
+def test_choosing_between_two_nobles_by_clicking(page, server):
+    """A position (reached by greedy play) where a buy lets two nobles visit: the page asks, the click
+    on a noble decides, and the move played names that noble."""
+    from splendor_ai.players import make_player
+    base, manager = server
+    choice = None
+    for seed in range(4, 40):                  # seed 4 has one at turn 46 (greedy against greedy)
+        st = State.new(2, seed=seed)
+        bots = [make_player("greedy", seed=seed), make_player("greedy", seed=seed + 1)]
+        while not st.is_over():
+            nobles = {}
+            for m in st.legal_moves:
+                if m.noble is not None and not m.returns and m.kind == "buy":
+                    nobles.setdefault(str(m).split("/")[0], set()).add(m.noble)
+            choice = next(((a, sorted(n)) for a, n in nobles.items() if len(n) >= 2), None)
+            if choice:
+                break
+            st.push(bots[st.to_move].choose(st.view()).move)
+        if choice:
+            break
+    assert choice, "no game with a two-noble choice found"
+    action, options = choice
+    seat = st.to_move
+    players = ["random", "random"]
+    players[seat] = "human"
+    gid = upload(page, base, GameRecord.from_state(st, seed=seed, players=players))
+    g = check_page_against_engine(page, base, manager, gid)
+    assert g["yourTurn"] and g["viewer"] == seat
+    card = action[1:]
+    if any(int(card) in row for row in g["market"]):
+        page.click(f"[data-testid=market-card][data-card='{card}']")
+    else:
+        page.click(f"[data-testid=seat][data-seat='{seat}'] [data-testid=reserved-card][data-card='{card}']")
+    page.click("#act-buy")
+    choosable = page.eval_on_selector_all("#nobles .noble.choosable", "els => els.map(e => Number(e.dataset.noble))")
+    assert sorted(choosable) == options
+    page.click(f"#nobles [data-testid=noble][data-noble='{options[-1]}']")
+    wait_for_turn(page, g["version"])
+    played = api_game(base, gid)["log"][len(g["log"])]
+    assert played["move"] == f"{action}/n{options[-1]}" and played["seat"] == seat
+    assert f"visited by noble {options[-1]}" in played["description"]
+    check_page_against_engine(page, base, manager, gid)
 
 
 @pytest.mark.skipif(not SHOTS, reason="writes the README screenshots only when SPLENDOR_SCREENSHOTS=DIR is set")

@@ -550,8 +550,10 @@ function renderActionBar() {
   if (sel.phase === "returns") {
     const after = tokensAfter(sel.action);
     for (const ch of sel.returns) after[LETTERS.indexOf(ch)] -= 1;
-    bar.append(h("span", { class: "prompt" }, `${describeAction(sel.action)}: that makes ${10 + sel.need} tokens. ` +
-        `Click ${sel.need - sel.returns.length} more token${sel.need - sel.returns.length === 1 ? "" : "s"} to return:`),
+    const left = sel.need - sel.returns.length;
+    const what = describeAction(sel.action).replace(/^takes /, "take ").replace(/^reserves /, "reserve ");
+    bar.append(h("span", { class: "prompt" }, `You ${what}: that makes ${10 + sel.need} tokens, so return ${sel.need}. ` +
+        `Click ${left} more token${left === 1 ? "" : "s"}:`),
       h("span", { class: "chips" }, after.map((n, c) => {
         const t = token(c, n, { class: "return-token actionable", "data-testid": "return-token" });
         if (n > 0) t.addEventListener("click", () => clickReturn(LETTERS[c]));
