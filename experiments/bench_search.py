@@ -4,8 +4,11 @@
 The positions are turn-boundary positions from the middle half (by turn) of greedy self-play games
 (deterministic from --seed), searched from the view of the seat to move. Per position:
 
-  mcts            the default `mcts` player (ISMCTS, policy playouts to the end) for --seconds:
-                  iterations/s (one iteration = one determinized descent + playout + backup)
+  mcts            the default `mcts` player (ISMCTS; policy playouts cut off after 8 turns and
+                  scored by the evaluation) for --seconds: iterations/s (one iteration = one
+                  determinized descent + playout + backup), and the memory the search allocated
+                  (its node pool and sampled worlds)
+  mcts to-end     the same with playouts to the end of the game (cutoff=0)
   expectimax d=N  the default `expectimax` player (exact root values, Star2) at each fixed depth in
                   --depths: nodes/s (a node = a state the search visited: interior, decision,
                   chance outcome and leaf states) and the time per search
@@ -79,11 +82,13 @@ def bench(views, seconds: float, depths: list[int], repeat: int) -> dict:
         rows.setdefault(label, []).append(rec)
 
     for i, view in enumerate(views):
-        def mcts():
-            d, cpu = timed(make_player(f"mcts(seconds={seconds})", seed=i), view)
-            return {"rate": d.info.iterations / cpu, "seconds": d.info.seconds,
-                    "iterations": d.info.iterations}
-        add("mcts", best_of(repeat, mcts))
+        for label, extra in (("mcts", ""), ("mcts to-end", ",cutoff=0")):
+            def mcts(extra=extra):
+                d, cpu = timed(make_player(f"mcts(seconds={seconds}{extra})", seed=i), view)
+                return {"rate": d.info.iterations / cpu, "seconds": d.info.seconds,
+                        "iterations": d.info.iterations, "memory_bytes": d.info.memory_bytes,
+                        "nodes": d.info.nodes}
+            add(label, best_of(repeat, mcts))
         for depth in depths:
             def ex(depth=depth):
                 d = make_player(f"expectimax(depth={depth})", seed=i).choose(view)
@@ -128,7 +133,7 @@ def main(argv=None) -> int:
     summary = {}
     for label, recs in rows.items():
         rates = [r["rate"] for r in recs]
-        unit = "it/s" if label == "mcts" else "nodes/s"
+        unit = "it/s" if label.startswith("mcts") else "nodes/s"
         depth = [r["depth"] for r in recs if "depth" in r]
         summary[label] = {"unit": unit, "median": statistics.median(rates), "min": min(rates), "max": max(rates),
                           "seconds_mean": statistics.mean(r["seconds"] for r in recs),
@@ -137,6 +142,11 @@ def main(argv=None) -> int:
               f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>24}"
               f"{statistics.mean(r['seconds'] for r in recs):>10.3f}"
               f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>8}")
+    for label in ("mcts", "mcts to-end"):
+        mem = [r["memory_bytes"] for r in rows[label]]
+        nodes = [r["nodes"] for r in rows[label]]
+        print(f"memory of a {seconds:g} s {label} search: {statistics.median(mem) / 2**20:.1f} MiB median "
+              f"(max {max(mem) / 2**20:.1f} MiB; {statistics.median(nodes):,.0f} tree nodes)")
     if args.json:
         args.json.write_text(json.dumps({"players": args.players, "positions": [v.position() for v in views],
                                          "seconds": seconds, "depths": depths, "repeat": args.repeat,
