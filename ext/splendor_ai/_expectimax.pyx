@@ -61,7 +61,7 @@ from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime,
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_RES_DECK, A_RES_SLOT, DECKCAP, END_POINTS, MAXLEGAL, MAXP, NLEV,
-    NREG, NSLOT, PH_MAIN, Core, Rng, State, Tables, action_key, apply_action, determinize,
+    NREG, NSLOT, PH_MAIN, PH_RETURN, Core, Rng, State, Tables, action_key, apply_action, determinize,
     get_tables, legal_actions, rng_below, rng_next, rng_seed)
 from splendor_ai._policy cimport NWEIGHTS, Weights, eval_state, score_actions, terminal_values
 
@@ -112,14 +112,39 @@ cdef inline uint64_t mix(uint64_t h, uint64_t x) noexcept nogil:
     return z ^ (z >> 31)
 
 
+cdef size_t RET_MIN_WORD = 0
+cdef uint64_t RET_MIN_MASK = 0
+
+
+def _init_hash():
+    """Where State.ret_min sits, so the hash can leave it out outside the return phase."""
+    global RET_MIN_WORD, RET_MIN_MASK
+    cdef State probe
+    cdef size_t off = <size_t>(<char*>&probe.ret_min - <char*>&probe)
+    cdef uint64_t one = 1
+    # little-endian byte order (x86-64, aarch64): byte b of a word is bits 8b..8b+7
+    if (<char*>&one)[0] != 1:
+        raise ImportError("_expectimax assumes a little-endian machine")
+    RET_MIN_WORD = off // 8
+    RET_MIN_MASK = ~((<uint64_t>0xFF) << (8 * (off % 8)))
+
+
+_init_hash()
+
+
 cdef inline uint64_t state_hash(const State* s) noexcept nogil:
     """A 64-bit hash of the whole state (a State holds a uint64_t, so it is 8-byte aligned and
-    sized; bytes past a deck's top and padding are kept canonical by memcpy-only copies)."""
+    sized; bytes past a deck's top and padding are kept canonical by memcpy-only copies).
+    `ret_min` only means something during returns (the engine leaves the last returned colour in
+    it), so it is left out otherwise: +wbg/-g and +wbk/-k then end in the same hash."""
     cdef const uint64_t* w = <const uint64_t*>s
     cdef size_t i
-    cdef uint64_t h = <uint64_t>0x243F6A8885A308D3ULL
+    cdef uint64_t x, h = <uint64_t>0x243F6A8885A308D3ULL
     for i in range(sizeof(State) // 8):
-        h = (h ^ w[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        x = w[i]
+        if i == RET_MIN_WORD and s.phase != PH_RETURN:
+            x &= RET_MIN_MASK
+        h = (h ^ x) * <uint64_t>0x9E3779B97F4A7C15ULL
         h ^= h >> 29
     return h
 
