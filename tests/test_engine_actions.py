@@ -65,3 +65,23 @@ def test_action_keys_name_cards_not_slots():
     assert {100 + c for row in market for c in row} <= keys      # reserve each face-up card
     assert {48, 49, 50} <= keys                                   # blind reserves by deck
     assert set(range(10)) <= keys                                 # the ten 3-colour takes
+
+
+def test_transposed_positions_have_equal_engine_keys():
+    """Different turns that reach the same position (e.g. +wbg/-w and +bgk/-k style transpositions)
+    leave byte-identical engine states, so hashes and tables can key on Core.key()."""
+    rng = random.Random(2)
+    transpositions = 0
+    for seed in range(6):
+        st = State.new(2, seed=seed)
+        while not st.is_over() and st.turn < 40:
+            keys_by_position = {}
+            for m in st.legal_moves:
+                c = st.copy(stack=False)
+                c.push(m)
+                keys_by_position.setdefault(c.position(), []).append(c._core.key())
+            for keys in keys_by_position.values():
+                assert len(set(keys)) == 1
+            transpositions += sum(1 for keys in keys_by_position.values() if len(keys) > 1)
+            st.push(rng.choice(list(st.legal_moves)))
+    assert transpositions > 0

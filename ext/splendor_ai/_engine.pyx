@@ -254,6 +254,7 @@ cdef void finish_turn(State* s) noexcept nogil:
     if s.p[s.to_move].points >= WIN_POINTS:
         s.final = 1
     s.phase = PH_MAIN
+    s.ret_min = 0      # equal positions must be equal bytes (Core.key), however returns went
     s.turn += 1
     s.to_move += 1
     if s.to_move == s.nplayers:
