@@ -348,10 +348,6 @@ def _expand(core: Core) -> dict[Move, tuple[int, ...]]:
     return out
 
 
-def _core_from_fields(d: dict) -> Core:
-    return Core.from_dict(d)
-
-
 class State(_Game):
     """The true state of a game. `State(position)` parses an SPN1 string, like chess.Board(fen)."""
 
@@ -362,7 +358,7 @@ class State(_Game):
             d = pos.from_text(position)
             if _has_hidden(d):
                 raise PositionError("the position hides cards ('?'): it is a seat's view, use View.from_position")
-            self._core = _core_from_fields(d)
+            self._core = Core.from_dict(d)
         self._legal = None
         self._stack: list[tuple[Core, Move, dict]] = []  # (core before, move, its legal table)
 
@@ -401,7 +397,7 @@ class State(_Game):
         if _has_hidden(d):
             raise PositionError("the position hides cards: it is a seat's view, use View.from_json")
         st = cls.__new__(cls)
-        st._core = _core_from_fields(d)
+        st._core = Core.from_dict(d)
         st._legal = None
         st._stack = []
         return st
@@ -498,7 +494,7 @@ class View(_Game):
         seat = d["to_move"] if seat is None else seat
         if not isinstance(seat, int) or not 0 <= seat < d["players"]:
             raise PositionError(f"seat must be 0-{d['players'] - 1}, got {seat!r}")
-        core = _core_from_fields(d)
+        core = Core.from_dict(d)
         # a view never holds a deck order, even when the text gave one; a true position (no '?')
         # is read as the game itself, so the view of it is State(text).view(seat)
         return cls(core.hidden_for(seat) if _deck_known(d) or not _has_hidden(d) else core, seat)

@@ -18,10 +18,9 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from splendor_ai._engine cimport (
-    A_NOBLE, A_RETURN, MAXLEGAL, MAXP, NKEYS, NNOBLES, Core, Rng, State, action_key, apply_action,
-    determinize, legal_actions, random_playout, rng_below, rng_next, rng_seed)
-from splendor_ai._policy cimport (
-    NWEIGHTS, Weights, policy_playout, score_actions, terminal_values, win_probs)
+    MAXLEGAL, MAXP, NKEYS, Core, Rng, State, action_key, apply_action, determinize, legal_actions,
+    random_playout, rng_next, rng_seed)
+from splendor_ai._policy cimport NWEIGHTS, Weights, policy_playout, score_actions, win_probs
 
 cdef enum:
     MODE_ISMCTS = 0
