@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .cards import CARDS, LETTERS, NOBLES, SETUP
+from .cards import CARDS, LETTERS, NBASE, NOBLES, SETUP
 from .errors import PositionError
 
 TAG = "SPN1"
@@ -297,8 +297,8 @@ def validate(d: dict) -> dict:
     where: dict[int, str] = {}
 
     def place(card, what):
-        if not isinstance(card, int) or not 0 <= card < len(CARDS):
-            raise PositionError(f"{what}: {card!r} is not a card id (0-{len(CARDS) - 1})")
+        if not isinstance(card, int) or not 0 <= card < NBASE:
+            raise PositionError(f"{what}: {card!r} is not a card id (0-{NBASE - 1})")
         if card in where:
             raise PositionError(f"card {card} is in two places: {where[card]} and {what}")
         where[card] = what
@@ -334,7 +334,7 @@ def validate(d: dict) -> dict:
                 if deck is not None and deck != CARDS[card].deck:
                     raise PositionError(f"seat {i} reserved: card {card} did not come from deck {deck + 1}")
     for lv in range(NLEV):
-        unseen = sum(1 for c in CARDS if c.level == lv + 1 and c.id not in where)
+        unseen = sum(1 for c in CARDS if c.deck == lv and c.id not in where)
         if unseen != hidden[lv]:
             raise PositionError(f"level {lv + 1}: {unseen} cards are not visible anywhere but the position "
                                 f"has {hidden[lv]} hidden places for them")

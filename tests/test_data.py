@@ -92,8 +92,8 @@ def test_setup_table():
 
 
 def test_package_tables_match_the_csv():
-    assert len(CARDS) == 90 and len(NOBLES) == 10
-    for i, (card, r) in enumerate(zip(CARDS, CARD_ROWS)):
+    assert len(CARDS) == 120 and len(NOBLES) == 10
+    for i, (card, r) in enumerate(zip(CARDS[:90], CARD_ROWS)):
         assert (card.id, card.level, COLOURS[card.bonus], card.points, list(card.cost)) == \
             (i, int(r["level"]), r["bonus"], int(r["points"]), cost(r))
         assert card.deck == card.level - 1

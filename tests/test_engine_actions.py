@@ -62,7 +62,7 @@ def test_action_keys_name_cards_not_slots():
     core = st._core
     market = st.market
     keys = {core.action_key(a) for a in core.legal_actions()}
-    assert {100 + c for row in market for c in row} <= keys      # reserve each face-up card
+    assert {338 + c for row in market for c in row} <= keys      # reserve each face-up card
     assert {48, 49, 50} <= keys                                   # blind reserves by deck
     assert set(range(10)) <= keys                                 # the ten 3-colour takes
 

@@ -1,6 +1,6 @@
 # The compiled Splendor state: one fixed-size C struct, copied by memcpy, advanced by integer
 # action ids. Search kernels cimport this header; Python sees it through splendor_ai.state.
-from libc.stdint cimport int8_t, int16_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
     NCOL = 5          # gem colours: white, blue, green, red, black
@@ -15,14 +15,51 @@ cdef enum:
     NCARDS = 120      # 90 base + 30 Orient
     NBASE = 90
     NNOBLES = 10
+    NCITIES = 14      # city tiles x sides, ids = rows of cities.csv
+    NCITY_UP = 3      # cities face up
+    NPOSTS = 5        # trading-post powers 0-4 (the data file's ids 1-5)
+    NJOKER = 7        # Orient joker cards (5 level 1, 2 level 2)
+    NSTRONG = 3       # strongholds per player
+    MAXTODO = 8
     MAXRES = 3
     TOKEN_LIMIT = 10
     WIN_POINTS = 15
 
-    # phases of a turn: the main action, then the decisions it may call for
+    # Cities of Splendor modules (State.modules); RULES.md: each is played on its own
+    MOD_CITIES = 1
+    MOD_ORIENT = 2
+    MOD_POSTS = 4
+    MOD_STRONGHOLDS = 8
+
+    # Orient ability bits (Tables.ability), in the order of cards.ABILITIES
+    AB_GOLD2 = 1
+    AB_JOKER = 2
+    AB_DOUBLE = 4
+    AB_HOLD = 8       # reserve_noble
+    AB_TAKE1 = 16
+    AB_TAKE2 = 32
+    AB_SACRIFICE = 64
+
+    # trading-post powers (Player.posts bit i = power i)
+    POST_GEM_AFTER_BUY = 0
+    POST_EXTRA_ON_TAKE2 = 1
+    POST_GOLD_TWO = 2
+    POST_FIVE = 3
+    POST_PER_ARMS = 4
+
+    # phases of a turn: the main action, then the decisions it may call for (docs/MODULES.md)
     PH_MAIN = 0
     PH_RETURN = 1     # over 10 tokens: return one token at a time, colours in non-decreasing order
     PH_NOBLE = 2      # several nobles met: choose one
+    PH_JOKER = 3      # Orient: the colour a just-acquired joker joins
+    PH_HOLD = 4       # Orient: the face-up noble to reserve
+    PH_FREE = 5       # Orient: the free face-up card of level todo_arg (0 or 1)
+    PH_SACRIFICE = 6  # Orient: a card of colour todo_arg to discard (two, in increasing id order)
+    PH_SH = 7         # Strongholds: place, move (from) or remove after a purchase
+    PH_SH_TO = 8      # Strongholds: where the stronghold picked up in PH_SH goes
+    PH_CONQUER = 9    # Strongholds: buy the card holding all 3 of the mover's strongholds, or not
+    PH_GEM = 10       # Trading posts: the extra gem (todo_arg: a colour excluded, or -1)
+    PH_CITY = 11      # Cities: several cities met: choose one
 
     # action ids (fixed layout; Cities of Splendor decisions go above A_BASE_END)
     A_TAKE3 = 0       # 10 combinations of 3 colours, lexicographic
@@ -37,14 +74,31 @@ cdef enum:
     A_RETURN = 76     # 6: token colour
     A_NOBLE = 82      # 10: noble id
     A_BASE_END = 92
-    NUM_ACTIONS = 160
+    A_JOKER = 92      # 5: colour
+    A_HOLD = 97       # 10: noble id
+    A_FREE = 107      # 18: level * NSLOT + slot
+    A_SACRIFICE = 125 # 120: card id
+    A_SH_PLACE = 245  # 18: level * NSLOT + slot (a stronghold from hand onto that card)
+    A_SH_FROM = 263   # 18: pick up one of the mover's strongholds from that card (then PH_SH_TO)
+    A_SH_TO = 281     # 18: put the picked-up stronghold on that card
+    A_SH_REMOVE = 299 # 18: send an opponent's stronghold on that card back to its owner
+    A_CONQUER = 317   # buy the conquered card
+    A_DECLINE = 318   # do not
+    A_GEM = 319       # 5: colour
+    A_CITY = 324      # 14: city id
+    NUM_ACTIONS = 338
     MAXLEGAL = 96
 
     # context-free action keys: the same key names the same choice in every determinization
-    # (ids below KEY_RESERVE are their own key; card actions are keyed by the card, not the slot)
-    KEY_RESERVE = 100   # + card id: reserve that face-up card
-    KEY_BUY = 220       # + card id: buy that card (market or hand)
-    NKEYS = 340
+    # (ids below KEY_RESERVE are their own key; market actions are keyed by the card, not the slot)
+    KEY_RESERVE = 338   # + card id: reserve that face-up card
+    KEY_BUY = 458       # + card id: buy that card (market or hand)
+    KEY_FREE = 578      # + card id: take that face-up card free (Orient)
+    KEY_SH_PLACE = 698  # + card id
+    KEY_SH_FROM = 818   # + card id
+    KEY_SH_TO = 938     # + card id
+    KEY_SH_REMOVE = 1058  # + card id
+    NKEYS = 1178
 
     # why the game ended
     END_NONE = 0
@@ -64,7 +118,12 @@ ctypedef struct Player:
     int8_t res[MAXRES]      # card id; -1 when hidden from the viewer (a blind reserve)
     int8_t res_deck[MAXRES] # deck a blind reserve came from; -1 when reserved face up
     uint16_t nobles         # mask of noble ids received
-    uint64_t cards[2]       # mask of bought card ids
+    uint64_t cards[2]       # mask of bought card ids (less discarded ones: sacrificed, spent gold)
+    uint16_t held           # Orient: nobles reserved by this player, not yet visited
+    int8_t goldcards        # Orient: unspent gold cards (2 gold each)
+    int8_t sh_hand          # Strongholds: strongholds in hand (NSTRONG at the start)
+    uint8_t posts           # Trading posts: mask of powers held
+    uint16_t cities         # Cities: mask of city ids claimed
 
 ctypedef struct State:
     int8_t nplayers
@@ -86,18 +145,38 @@ ctypedef struct State:
     int8_t deck_len[NDECK]
     int8_t deck[NDECK][DECKCAP]  # top = deck[d][deck_len[d] - 1]; -1 entries when hidden
     Player p[MAXP]
+    # module fields: a zeroed field means "nothing" so that setup and from_dict (memset) agree
+    # byte for byte (Core.key compares bytes)
+    # pending decisions of the turn under way: a stack, the top (index ntodo - 1) comes next
+    int8_t ntodo
+    int8_t todo[MAXTODO]      # task: the PH_* phase it opens (or an automatic TASK_* step)
+    int8_t todo_arg[MAXTODO]
+    int8_t cities[NCITY_UP]   # Cities: face-up city id + 1; 0 once claimed (0 means none, as below)
+    int8_t sh[NLEV][NSLOT]    # Strongholds: owner * 4 + count (1-3) on that market card; 0 when none
+    int8_t conquered          # Strongholds: the conquest was used this turn
+    int8_t joker_col[NJOKER]  # Orient: 1 + the colour each joker card joined; 0 until acquired
+    uint64_t discard[2]       # Orient: cards out of the game (sacrificed, spent gold cards)
 
 # card and noble tables (filled from splendor_ai/data at import); search kernels read them
 # through get_tables() since C globals are not shared across modules
 ctypedef struct Tables:
     int8_t level[NCARDS]        # 0-2
-    int8_t bonus[NCARDS]        # colour 0-4
+    int8_t bonus[NCARDS]        # colour 0-4; -1 for Orient gold and joker cards
     int8_t points[NCARDS]
     int8_t cost[NCARDS][NCOL]
     int8_t deck[NCARDS]         # deck index 0-5
     int8_t noble_req[NNOBLES][NCOL]
     int8_t deck_first[NDECK]    # card ids of a deck are contiguous
     int8_t deck_size[NDECK]
+    int8_t bonus_n[NCARDS]      # bonuses the card gives: 1, 2 (double); 0 for gold and joker cards
+    uint8_t ability[NCARDS]     # AB_* bits (Orient)
+    int8_t sac_colour[NCARDS]   # sacrifice cards: the colour of the 2 cards discarded; -1
+    int8_t joker_idx[NCARDS]    # joker cards: index into State.joker_col; -1
+    int8_t city_prestige[NCITIES]
+    int8_t city_req[NCITIES][NCOL]
+    int8_t city_same[NCITIES]
+    int8_t post_req[NPOSTS][NCOL]
+    int8_t post_nobles[NPOSTS]
 
 cdef const Tables* get_tables() noexcept nogil
 cdef uint64_t rng_next(Rng* r) noexcept nogil

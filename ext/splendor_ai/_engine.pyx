@@ -25,13 +25,31 @@ def _load_tables():
     from splendor_ai import cards
     cdef int i, c, d
     memset(&T, 0, sizeof(Tables))
+    cdef int njoker = 0
     for i, card in enumerate(cards.CARDS):
         T.level[i] = card.level - 1
-        T.bonus[i] = card.bonus
+        T.bonus[i] = -1 if card.bonus is None else card.bonus
+        T.bonus_n[i] = 0 if card.bonus is None else card.bonus_count
         T.points[i] = card.points
         T.deck[i] = card.deck
+        T.ability[i] = sum(1 << cards.ABILITIES.index(a) for a in card.abilities)
+        T.sac_colour[i] = -1 if card.sacrifice is None else card.sacrifice
+        T.joker_idx[i] = -1
+        if "joker" in card.abilities:
+            T.joker_idx[i] = njoker
+            njoker += 1
         for c in range(NCOL):
             T.cost[i][c] = card.cost[c]
+    assert njoker == NJOKER and len(cards.CARDS) == NCARDS
+    for i, city in enumerate(cards.CITIES):
+        T.city_prestige[i] = city.prestige
+        T.city_same[i] = city.same_colour
+        for c in range(NCOL):
+            T.city_req[i][c] = city.requirement[c]
+    for i, post in enumerate(cards.POSTS):
+        T.post_nobles[i] = post.nobles
+        for c in range(NCOL):
+            T.post_req[i][c] = post.requirement[c]
     for i, noble in enumerate(cards.NOBLES):
         for c in range(NCOL):
             T.noble_req[i][c] = noble.requirement[c]
@@ -396,7 +414,7 @@ cdef int determinize(State* s, Rng* r) noexcept nogil:
             card = s.deck[d][j]
             if card >= 0:
                 seen[card >> 6] |= (<uint64_t>1) << (card & 63)
-    for d in range(NDECK):
+    for d in range(s.ndecks):   # decks out of play (the Orient in a base game) hold no unknowns
         npool = 0
         for card in range(T.deck_first[d], T.deck_first[d] + T.deck_size[d]):
             if not (seen[card >> 6] >> (card & 63)) & 1:

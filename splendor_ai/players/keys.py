@@ -7,7 +7,7 @@ from ..cards import LETTERS
 from ..move import BUY, RESERVE, RESERVE_DECK, TAKE, Move
 
 A_TAKE2D, A_TAKE1, A_TAKE2S, A_RES_DECK, A_PASS, A_RETURN, A_NOBLE, A_BASE_END = 10, 20, 25, 48, 75, 76, 82, 92
-KEY_RESERVE, KEY_BUY = 100, 220
+KEY_RESERVE, KEY_BUY = 338, 458  # mirrors ext/splendor_ai/_engine.pxd
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
 

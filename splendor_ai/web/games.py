@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..cards import CARDS, COLOURS, LETTERS, NOBLES
+from ..cards import BASE_CARDS, COLOURS, LETTERS, NOBLES
 from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
 from ..state import Config, State, View
 
@@ -140,7 +140,7 @@ def catalog_json() -> dict:
     return {
         "colours": list(COLOURS), "letters": LETTERS,
         "cards": [{"id": c.id, "level": c.level, "bonus": c.bonus, "bonusLetter": LETTERS[c.bonus],
-                   "points": c.points, "cost": list(c.cost)} for c in CARDS],
+                   "points": c.points, "cost": list(c.cost)} for c in BASE_CARDS],
         "nobles": [{"id": n.id, "points": n.points, "requirement": list(n.requirement)} for n in NOBLES],
     }
 
