@@ -60,6 +60,8 @@ cdef enum:
     PH_CONQUER = 9    # Strongholds: buy the card holding all 3 of the mover's strongholds, or not
     PH_GEM = 10       # Trading posts: the extra gem (todo_arg: a colour excluded, or -1)
     PH_CITY = 11      # Cities: several cities met: choose one
+    TASK_GAIN = 20    # automatic step: gain card todo_arg (a sacrifice card, once its price is paid)
+    TASK_REFILL = 21  # automatic step: refill market slot todo_arg (after a conquest)
 
     # action ids (fixed layout; Cities of Splendor decisions go above A_BASE_END)
     A_TAKE3 = 0       # 10 combinations of 3 colours, lexicographic
@@ -124,6 +126,7 @@ ctypedef struct Player:
     int8_t sh_hand          # Strongholds: strongholds in hand (NSTRONG at the start)
     uint8_t posts           # Trading posts: mask of powers held
     uint16_t cities         # Cities: mask of city ids claimed
+    int8_t joker_col[NJOKER]  # Orient: 1 + the colour each joker card of this player joined; 0 if not held
 
 ctypedef struct State:
     int8_t nplayers
@@ -154,7 +157,6 @@ ctypedef struct State:
     int8_t cities[NCITY_UP]   # Cities: face-up city id + 1; 0 once claimed (0 means none, as below)
     int8_t sh[NLEV][NSLOT]    # Strongholds: owner * 4 + count (1-3) on that market card; 0 when none
     int8_t conquered          # Strongholds: the conquest was used this turn
-    int8_t joker_col[NJOKER]  # Orient: 1 + the colour each joker card joined; 0 until acquired
     uint64_t discard[2]       # Orient: cards out of the game (sacrificed, spent gold cards)
 
 # card and noble tables (filled from splendor_ai/data at import); search kernels read them
@@ -171,7 +173,7 @@ ctypedef struct Tables:
     int8_t bonus_n[NCARDS]      # bonuses the card gives: 1, 2 (double); 0 for gold and joker cards
     uint8_t ability[NCARDS]     # AB_* bits (Orient)
     int8_t sac_colour[NCARDS]   # sacrifice cards: the colour of the 2 cards discarded; -1
-    int8_t joker_idx[NCARDS]    # joker cards: index into State.joker_col; -1
+    int8_t joker_idx[NCARDS]    # joker cards: index into Player.joker_col; -1
     int8_t city_prestige[NCITIES]
     int8_t city_req[NCITIES][NCOL]
     int8_t city_same[NCITIES]
@@ -191,6 +193,7 @@ cdef int action_key(const State* s, int a) noexcept nogil
 cdef void hide_for(State* s, int seat) noexcept nogil
 cdef int determinize(State* s, Rng* r) noexcept nogil
 cdef int random_playout(State* s, Rng* r) noexcept nogil
+cdef void final_ranks(const State* s, int* rank) noexcept nogil
 
 cdef class Core:
     cdef State s

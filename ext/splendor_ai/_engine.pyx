@@ -101,19 +101,56 @@ cdef inline void shuffle(int8_t* a, int n, Rng* r) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
-# rules
+# rules (base game; the module rules follow, docs/MODULES.md)
 
 cdef int total_tokens(const Player* p) noexcept nogil:
     return p.tokens[0] + p.tokens[1] + p.tokens[2] + p.tokens[3] + p.tokens[4] + p.tokens[5]
 
 
+cdef inline bint has_colour(const Player* p) noexcept nogil:
+    return p.bonus[0] + p.bonus[1] + p.bonus[2] + p.bonus[3] + p.bonus[4] > 0
+
+
+cdef inline bint owns(const Player* p, int card) noexcept nogil:
+    return (p.cards[card >> 6] >> (card & 63)) & 1
+
+
+cdef inline bint sacrificable(const Player* p, int card, int colour) noexcept nogil:
+    """Can `card` (owned by p) be discarded as one card of `colour` (a sacrifice price)?"""
+    if T.bonus[card] == colour:
+        return True
+    return T.joker_idx[card] >= 0 and p.joker_col[T.joker_idx[card]] == colour + 1
+
+
+cdef int sacrifice_count(const Player* p, int colour) noexcept nogil:
+    cdef int card, n = 0
+    for card in range(NCARDS):
+        if owns(p, card) and sacrificable(p, card, colour):
+            n += 1
+    return n
+
+
 cdef bint can_afford(const Player* p, int card) noexcept nogil:
+    """Can p acquire `card` by buying it (its price, and the Orient conditions on acquiring)?"""
     cdef int c, need, short = 0
+    cdef int ab = T.ability[card]
+    if ab:
+        if (ab & AB_JOKER) and not has_colour(p):
+            return False
+        if ab & AB_SACRIFICE:
+            return sacrifice_count(p, T.sac_colour[card]) >= 2
+    if (p.posts >> POST_GOLD_TWO) & 1:
+        # each gold token covers up to 2 missing gems of one colour
+        for c in range(NCOL):
+            need = T.cost[card][c] - p.bonus[c] - p.tokens[c]
+            if need > 0:
+                short += (need + 1) >> 1
+        return short <= p.tokens[GOLD]
     for c in range(NCOL):
         need = T.cost[card][c] - p.bonus[c] - p.tokens[c]
         if need > 0:
             short += need
-    return short <= p.tokens[GOLD]
+    return short <= p.tokens[GOLD] + 2 * p.goldcards
 
 
 cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
@@ -122,6 +159,16 @@ cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
         if p.bonus[c] < T.noble_req[noble][c]:
             return False
     return True
+
+
+cdef inline int sh_owner(const State* s, int lv, int sl) noexcept nogil:
+    """The seat whose strongholds stand on that market card, or -1."""
+    return (s.sh[lv][sl] >> 2) if s.sh[lv][sl] else -1
+
+
+cdef inline bint market_open(const State* s, int lv, int sl, int seat) noexcept nogil:
+    """May `seat` buy or reserve that market card? (Strongholds: not another player's.)"""
+    return s.sh[lv][sl] == 0 or (s.sh[lv][sl] >> 2) == seat
 
 
 cdef int legal_actions(const State* s, int* out) noexcept nogil:
@@ -148,7 +195,7 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
             out[n - 1 - i] = c
         return n
     if s.phase == PH_NOBLE:
-        m = s.nobles
+        m = s.nobles | p.held
         while m:
             i = ctz(m)
             m &= m - 1
@@ -156,6 +203,8 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
                 out[n] = A_NOBLE + i
                 n += 1
         return n
+    if s.phase != PH_MAIN:
+        return decision_legal(s, out)
     for c in range(NCOL):
         if s.bank[c] > 0:
             avail |= 1 << c
@@ -181,7 +230,7 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
     if p.nres < MAXRES:
         for lv in range(NLEV):
             for sl in range(s.nslots):
-                if s.market[lv][sl] >= 0:
+                if s.market[lv][sl] >= 0 and market_open(s, lv, sl, s.to_move):
                     out[n] = A_RES_SLOT + lv * NSLOT + sl
                     n += 1
         for i in range(s.ndecks):
@@ -191,7 +240,7 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
     for lv in range(NLEV):
         for sl in range(s.nslots):
             card = s.market[lv][sl]
-            if card >= 0 and can_afford(p, card):
+            if card >= 0 and can_afford(p, card) and market_open(s, lv, sl, s.to_move):
                 out[n] = A_BUY_SLOT + lv * NSLOT + sl
                 n += 1
     for i in range(p.nres):
@@ -206,15 +255,28 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
 
 cdef int action_key(const State* s, int a) noexcept nogil:
     cdef int i
-    if a >= A_RES_SLOT and a < A_RES_DECK:
+    if a < A_RES_SLOT:
+        return a
+    if a < A_RES_DECK:
         i = a - A_RES_SLOT
         return KEY_RESERVE + s.market[i // NSLOT][i % NSLOT]
-    if a >= A_BUY_SLOT and a < A_BUY_HAND:
+    if a < A_BUY_SLOT:
+        return a
+    if a < A_BUY_HAND:
         i = a - A_BUY_SLOT
         return KEY_BUY + s.market[i // NSLOT][i % NSLOT]
-    if a >= A_BUY_HAND and a < A_PASS:
+    if a < A_PASS:
         return KEY_BUY + s.p[s.to_move].res[a - A_BUY_HAND]
-    return a
+    if a < A_FREE or (a >= A_SACRIFICE and a < A_SH_PLACE) or a >= A_CONQUER:
+        return a
+    if a < A_SACRIFICE:
+        i = a - A_FREE
+        return KEY_FREE + s.market[i // NSLOT][i % NSLOT]
+    # strongholds: keyed by the card (the slot of the card picked up in PH_SH_TO is empty of it
+    # only in count, the card itself stays)
+    i = (a - A_SH_PLACE) % (NLEV * NSLOT)
+    return KEY_SH_PLACE + (a - A_SH_PLACE) // (NLEV * NSLOT) * (KEY_SH_FROM - KEY_SH_PLACE) \
+        + s.market[i // NSLOT][i % NSLOT]
 
 
 cdef inline int slot_deck(int lv, int sl) noexcept nogil:
@@ -231,8 +293,30 @@ cdef inline int draw(State* s, int d) noexcept nogil:
     return card
 
 
+cdef inline void sh_release(State* s, int lv, int sl) noexcept nogil:
+    """The strongholds on that market card go back to their owner's hand."""
+    cdef int v = s.sh[lv][sl]
+    if v:
+        s.p[v >> 2].sh_hand += v & 3
+        s.sh[lv][sl] = 0
+
+
 cdef inline void take_from_market(State* s, int lv, int sl) noexcept nogil:
+    if s.sh[lv][sl]:
+        sh_release(s, lv, sl)
     s.market[lv][sl] = draw(s, slot_deck(lv, sl))
+
+
+cdef inline void push(State* s, int task, int arg) noexcept nogil:
+    s.todo[s.ntodo] = task
+    s.todo_arg[s.ntodo] = arg
+    s.ntodo += 1
+
+
+cdef inline void pop(State* s) noexcept nogil:
+    s.ntodo -= 1
+    s.todo[s.ntodo] = 0
+    s.todo_arg[s.ntodo] = 0
 
 
 cdef inline void add_reserve(State* s, Player* p, int card, int from_deck) noexcept nogil:
@@ -244,35 +328,156 @@ cdef inline void add_reserve(State* s, Player* p, int card, int from_deck) noexc
         p.tokens[GOLD] += 1
 
 
-cdef inline void pay_and_gain(State* s, Player* p, int card) noexcept nogil:
-    cdef int c, need, gold = 0
+cdef void discard(State* s, Player* p, int card) noexcept nogil:
+    """Card leaves p's tableau and the game (sacrificed, or a spent gold card)."""
+    cdef int j = T.joker_idx[card]
+    p.cards[card >> 6] &= ~((<uint64_t>1) << (card & 63))
+    s.discard[card >> 6] |= (<uint64_t>1) << (card & 63)
+    p.ncards -= 1
+    p.points -= T.points[card]
+    if T.bonus[card] >= 0:
+        p.bonus[T.bonus[card]] -= T.bonus_n[card]
+    if j >= 0 and p.joker_col[j]:
+        p.bonus[p.joker_col[j] - 1] -= 1
+        p.joker_col[j] = 0
+    if T.ability[card] & AB_GOLD2:
+        p.goldcards -= 1
+
+
+cdef void pay(State* s, Player* p, int card) noexcept nogil:
+    """Pay for `card`: coloured gems first, then gold tokens, then (Orient) gold cards, each spent
+    whole, lowest id first (docs/MODULES.md, Payment)."""
+    cdef int c, need, miss, gold = 0
+    cdef bint two = (p.posts >> POST_GOLD_TWO) & 1
     for c in range(NCOL):
         need = T.cost[card][c] - p.bonus[c]
         if need > 0:
             if need > p.tokens[c]:
-                gold += need - p.tokens[c]
+                miss = need - p.tokens[c]
+                gold += ((miss + 1) >> 1) if two else miss
                 need = p.tokens[c]
             p.tokens[c] -= need
             s.bank[c] += need
-    p.tokens[GOLD] -= gold
-    s.bank[GOLD] += gold
+    need = gold if gold < p.tokens[GOLD] else p.tokens[GOLD]
+    p.tokens[GOLD] -= need
+    s.bank[GOLD] += need
+    gold -= need
+    c = T.deck_first[NLEV]
+    while gold > 0:
+        while not (owns(p, c) and (T.ability[c] & AB_GOLD2)):
+            c += 1
+        discard(s, p, c)
+        gold -= 2
+
+
+cdef void gain(State* s, Player* p, int card) noexcept nogil:
+    """`card` joins p's tableau; its Orient abilities become pending decisions (joker first)."""
+    cdef int ab = T.ability[card]
     p.cards[card >> 6] |= (<uint64_t>1) << (card & 63)
-    p.bonus[T.bonus[card]] += 1
-    p.points += T.points[card]
     p.ncards += 1
+    p.points += T.points[card]
+    if T.bonus[card] >= 0:
+        p.bonus[T.bonus[card]] += T.bonus_n[card]
+    if ab:
+        if ab & AB_GOLD2:
+            p.goldcards += 1
+        if ab & AB_TAKE1:
+            push(s, PH_FREE, 0)
+        if ab & AB_TAKE2:
+            push(s, PH_FREE, 1)
+        if ab & AB_HOLD:
+            push(s, PH_HOLD, 0)
+        if ab & AB_JOKER:
+            push(s, PH_JOKER, card)
+
+
+cdef void buy(State* s, Player* p, int card) noexcept nogil:
+    """A purchase: the module follow-ups of a purchase, then the price and the card."""
+    if s.modules:
+        if s.modules & MOD_STRONGHOLDS:
+            push(s, PH_SH, 0)
+        if (s.modules & MOD_POSTS) and (p.posts >> POST_GEM_AFTER_BUY) & 1:
+            push(s, PH_GEM, -1)
+        if T.ability[card] & AB_SACRIFICE:
+            # the price is two discards, chosen first; the card is gained after them
+            push(s, TASK_GAIN, card)
+            push(s, PH_SACRIFICE, -1)
+            return
+    pay(s, p, card)
+    gain(s, p, card)
 
 
 cdef inline void give_noble(State* s, Player* p, int noble) noexcept nogil:
     s.nobles &= ~(<uint16_t>1 << noble)
+    p.held &= ~(<uint16_t>1 << noble)
     p.nobles |= <uint16_t>1 << noble
     p.points += 3
 
 
+cdef inline bint post_met(const Player* p, int post) noexcept nogil:
+    cdef int c
+    for c in range(NCOL):
+        if p.bonus[c] < T.post_req[post][c]:
+            return False
+    return T.post_nobles[post] == 0 or p.nobles != 0
+
+
+cdef void claim_posts(Player* p) noexcept nogil:
+    """Trading posts: every power met is claimed (automatic); points of powers 3 and 4."""
+    cdef int i
+    for i in range(NPOSTS):
+        if not (p.posts >> i) & 1 and post_met(p, i):
+            p.posts |= 1 << i
+            if i == POST_FIVE:
+                p.points += 5
+            if i == POST_PER_ARMS:
+                p.points += popcount8(p.posts)
+            elif (p.posts >> POST_PER_ARMS) & 1:
+                p.points += 1   # one more coat of arms for power 4 to count
+
+
+cdef inline int popcount8(unsigned int x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+cdef bint city_met(const Player* p, int city) noexcept nogil:
+    cdef int c, need = T.city_same[city]
+    if p.points < T.city_prestige[city]:
+        return False
+    for c in range(NCOL):
+        if p.bonus[c] < T.city_req[city][c]:
+            return False
+    if need == 0:
+        return True
+    for c in range(NCOL):
+        if T.city_req[city][c] == 0 and p.bonus[c] >= need:
+            return True
+    return False
+
+
+cdef inline void claim_city(State* s, Player* p, int city) noexcept nogil:
+    cdef int i, k = 0
+    for i in range(NCITY_UP):     # the rest stay packed in increasing order (canonical bytes)
+        if s.cities[i] != city + 1:
+            s.cities[k] = s.cities[i]
+            k += 1
+    while k < NCITY_UP:
+        s.cities[k] = 0
+        k += 1
+    p.cities |= <uint16_t>1 << city
+    s.final = 1     # the first city claimed starts the last round
+
+
 cdef void finish_turn(State* s) noexcept nogil:
-    if s.p[s.to_move].points >= WIN_POINTS:
+    if not (s.modules & MOD_CITIES) and s.p[s.to_move].points >= WIN_POINTS:
         s.final = 1
     s.phase = PH_MAIN
     s.ret_min = 0      # equal positions must be equal bytes (Core.key), however returns went
+    s.conquered = 0
     s.turn += 1
     s.to_move += 1
     if s.to_move == s.nplayers:
@@ -285,10 +490,30 @@ cdef void finish_turn(State* s) noexcept nogil:
         s.over = END_CAP
 
 
+cdef void after_noble(State* s) noexcept nogil:
+    """End of turn after the noble visit: trading posts, then a city."""
+    cdef Player* p = &s.p[s.to_move]
+    cdef int i, city, met = 0, last = -1
+    if s.modules & MOD_POSTS:
+        claim_posts(p)
+    elif s.modules & MOD_CITIES:
+        for i in range(NCITY_UP):
+            city = s.cities[i] - 1
+            if city >= 0 and city_met(p, city):
+                met += 1
+                last = city
+        if met == 1:
+            claim_city(s, p, last)
+        elif met > 1:
+            s.phase = PH_CITY
+            return
+    finish_turn(s)
+
+
 cdef void after_returns(State* s) noexcept nogil:
     cdef Player* p = &s.p[s.to_move]
     cdef int i, met = 0, last = -1
-    cdef unsigned int m = s.nobles
+    cdef unsigned int m = s.nobles | p.held
     while m:
         i = ctz(m)
         m &= m - 1
@@ -300,7 +525,196 @@ cdef void after_returns(State* s) noexcept nogil:
     elif met > 1:
         s.phase = PH_NOBLE
         return
-    finish_turn(s)
+    after_noble(s)
+
+
+cdef int conquest_slot(const State* s) noexcept nogil:
+    """Strongholds: the slot (level * NSLOT + slot) of a card holding all 3 of the mover's
+    strongholds that the mover can afford, or -1."""
+    cdef int lv, sl
+    if s.p[s.to_move].sh_hand != 0:
+        return -1
+    for lv in range(NLEV):
+        for sl in range(s.nslots):
+            if s.sh[lv][sl] == s.to_move * 4 + NSTRONG:
+                return lv * NSLOT + sl if can_afford(&s.p[s.to_move], s.market[lv][sl]) else -1
+    return -1
+
+
+cdef void continue_turn(State* s) noexcept nogil:
+    """Open the next pending decision that has an option (skipping those without), else go on
+    to the conquest, the token limit and the end of the turn."""
+    cdef int buf[MAXLEGAL]
+    cdef Player* p = &s.p[s.to_move]
+    cdef int t, arg
+    while s.ntodo > 0:
+        t = s.todo[s.ntodo - 1]
+        arg = s.todo_arg[s.ntodo - 1]
+        if t == TASK_GAIN:
+            pop(s)
+            pay(s, p, arg)
+            gain(s, p, arg)
+            continue
+        if t == TASK_REFILL:
+            pop(s)
+            s.market[arg // NSLOT][arg % NSLOT] = draw(s, slot_deck(arg // NSLOT, arg % NSLOT))
+            continue
+        s.phase = t
+        if decision_legal(s, buf) > 0:
+            return
+        pop(s)
+    if (s.modules & MOD_STRONGHOLDS) and not s.conquered and conquest_slot(s) >= 0:
+        s.phase = PH_CONQUER
+        return
+    if total_tokens(p) > TOKEN_LIMIT:
+        s.phase = PH_RETURN
+        s.ret_min = 0
+        return
+    s.phase = PH_MAIN
+    after_returns(s)
+
+
+cdef bint sh_target(const State* s, int lv, int sl, int seat) noexcept nogil:
+    """Can `seat` put a stronghold on that market card?"""
+    return s.market[lv][sl] >= 0 and (s.sh[lv][sl] == 0 or (s.sh[lv][sl] >> 2) == seat)
+
+
+cdef int decision_legal(const State* s, int* out) noexcept nogil:
+    """Options of the module decision phases (docs/MODULES.md)."""
+    cdef const Player* p = &s.p[s.to_move]
+    cdef int n = 0, c, i, lv, sl, card, arg, colour, seat = s.to_move, v, targets
+    cdef unsigned int m
+    arg = s.todo_arg[s.ntodo - 1] if s.ntodo > 0 else 0
+    if s.phase == PH_GEM:
+        for c in range(NCOL):
+            if s.bank[c] > 0 and c != arg:
+                out[n] = A_GEM + c
+                n += 1
+    elif s.phase == PH_JOKER:
+        for c in range(NCOL):
+            if p.bonus[c] > 0:
+                out[n] = A_JOKER + c
+                n += 1
+    elif s.phase == PH_HOLD:
+        m = s.nobles
+        while m:
+            i = ctz(m)
+            m &= m - 1
+            out[n] = A_HOLD + i
+            n += 1
+    elif s.phase == PH_FREE:
+        for sl in range(s.nslots):
+            card = s.market[arg][sl]
+            if card >= 0 and not ((T.ability[card] & AB_JOKER) and not has_colour(p)):
+                out[n] = A_FREE + arg * NSLOT + sl
+                n += 1
+    elif s.phase == PH_SACRIFICE:
+        # the colour comes from the sacrifice card waiting below (TASK_GAIN); the two discards
+        # are chosen in increasing card-id order
+        colour = T.sac_colour[s.todo_arg[s.ntodo - 2]]
+        for card in range(arg + 1, NCARDS):
+            if owns(p, card) and sacrificable(p, card, colour):
+                out[n] = A_SACRIFICE + card
+                n += 1
+        if arg < 0 and n > 0:
+            n -= 1    # the highest-id card cannot come first: nothing would be left above it
+    elif s.phase == PH_SH:
+        targets = 0
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                if sh_target(s, lv, sl, seat):
+                    targets += 1
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                v = s.sh[lv][sl]
+                if p.sh_hand > 0 and sh_target(s, lv, sl, seat):
+                    out[n] = A_SH_PLACE + lv * NSLOT + sl
+                    n += 1
+                if v and (v >> 2) == seat and targets > 1:
+                    out[n] = A_SH_FROM + lv * NSLOT + sl
+                    n += 1
+                if v and (v >> 2) != seat:
+                    out[n] = A_SH_REMOVE + lv * NSLOT + sl
+                    n += 1
+    elif s.phase == PH_SH_TO:
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                if lv * NSLOT + sl != arg and sh_target(s, lv, sl, seat):
+                    out[n] = A_SH_TO + lv * NSLOT + sl
+                    n += 1
+    elif s.phase == PH_CONQUER:
+        out[0] = A_CONQUER
+        out[1] = A_DECLINE
+        n = 2
+    elif s.phase == PH_CITY:
+        for i in range(NCITY_UP):
+            c = s.cities[i] - 1
+            if c >= 0 and city_met(p, c):
+                out[n] = A_CITY + c
+                n += 1
+    return n
+
+
+cdef void apply_decision(State* s, int a) noexcept nogil:
+    cdef Player* p = &s.p[s.to_move]
+    cdef int lv, sl, card, i, arg = s.todo_arg[s.ntodo - 1] if s.ntodo > 0 else 0
+    if s.phase == PH_CITY:
+        claim_city(s, p, a - A_CITY)
+        finish_turn(s)
+        return
+    if s.phase == PH_CONQUER:
+        s.conquered = 1
+        if a == A_CONQUER:
+            i = conquest_slot(s)
+            lv = i // NSLOT
+            sl = i % NSLOT
+            card = s.market[lv][sl]
+            sh_release(s, lv, sl)
+            s.market[lv][sl] = -1
+            # the slot is refilled only after this purchase's stronghold action
+            push(s, TASK_REFILL, i)
+            buy(s, p, card)
+        continue_turn(s)
+        return
+    pop(s)
+    if a >= A_GEM:
+        s.bank[a - A_GEM] -= 1
+        p.tokens[a - A_GEM] += 1
+    elif a < A_HOLD:
+        p.joker_col[T.joker_idx[arg]] = a - A_JOKER + 1
+        p.bonus[a - A_JOKER] += 1
+    elif a < A_FREE:
+        s.nobles &= ~(<uint16_t>1 << (a - A_HOLD))
+        p.held |= <uint16_t>1 << (a - A_HOLD)
+    elif a < A_SACRIFICE:
+        i = a - A_FREE
+        card = s.market[i // NSLOT][i % NSLOT]
+        take_from_market(s, i // NSLOT, i % NSLOT)
+        gain(s, p, card)
+    elif a < A_SH_PLACE:
+        discard(s, p, a - A_SACRIFICE)
+        if arg < 0:
+            push(s, PH_SACRIFICE, a - A_SACRIFICE)
+    elif a < A_SH_FROM:
+        i = a - A_SH_PLACE
+        s.sh[i // NSLOT][i % NSLOT] = (s.to_move << 2) + (s.sh[i // NSLOT][i % NSLOT] & 3) + 1
+        p.sh_hand -= 1
+    elif a < A_SH_TO:
+        i = a - A_SH_FROM
+        s.sh[i // NSLOT][i % NSLOT] -= 1
+        if (s.sh[i // NSLOT][i % NSLOT] & 3) == 0:
+            s.sh[i // NSLOT][i % NSLOT] = 0
+        push(s, PH_SH_TO, i)
+    elif a < A_SH_REMOVE:
+        i = a - A_SH_TO
+        s.sh[i // NSLOT][i % NSLOT] = (s.to_move << 2) + (s.sh[i // NSLOT][i % NSLOT] & 3) + 1
+    else:
+        i = a - A_SH_REMOVE
+        s.p[s.sh[i // NSLOT][i % NSLOT] >> 2].sh_hand += 1
+        s.sh[i // NSLOT][i % NSLOT] -= 1
+        if (s.sh[i // NSLOT][i % NSLOT] & 3) == 0:
+            s.sh[i // NSLOT][i % NSLOT] = 0
+    continue_turn(s)
 
 
 cdef void apply_action(State* s, int a) noexcept nogil:
@@ -313,11 +727,16 @@ cdef void apply_action(State* s, int a) noexcept nogil:
         s.bank[c] += 1
         s.ret_min = c
         if total_tokens(p) <= TOKEN_LIMIT:
+            s.phase = PH_MAIN
             after_returns(s)
         return
     if s.phase == PH_NOBLE:
         give_noble(s, p, a - A_NOBLE)
-        finish_turn(s)
+        s.phase = PH_MAIN
+        after_noble(s)
+        return
+    if s.phase != PH_MAIN:
+        apply_decision(s, a)
         return
     if a == A_PASS:
         s.passes += 1
@@ -342,6 +761,8 @@ cdef void apply_action(State* s, int a) noexcept nogil:
         c = a - A_TAKE2S
         s.bank[c] -= 2
         p.tokens[c] += 2
+        if (p.posts >> POST_EXTRA_ON_TAKE2) & 1:
+            push(s, PH_GEM, c)
     elif a < A_RES_DECK:
         lv = (a - A_RES_SLOT) // NSLOT
         sl = (a - A_RES_SLOT) % NSLOT
@@ -353,8 +774,9 @@ cdef void apply_action(State* s, int a) noexcept nogil:
     elif a < A_BUY_HAND:
         lv = (a - A_BUY_SLOT) // NSLOT
         sl = (a - A_BUY_SLOT) % NSLOT
-        pay_and_gain(s, p, s.market[lv][sl])
+        card = s.market[lv][sl]
         take_from_market(s, lv, sl)
+        buy(s, p, card)
     else:
         i = a - A_BUY_HAND
         card = p.res[i]
@@ -363,12 +785,38 @@ cdef void apply_action(State* s, int a) noexcept nogil:
             p.res[i] = p.res[i + 1]
             p.res_deck[i] = p.res_deck[i + 1]
             i += 1
-        pay_and_gain(s, p, card)
-    if total_tokens(p) > TOKEN_LIMIT:
-        s.phase = PH_RETURN
-        s.ret_min = 0
+        p.res[p.nres] = -1      # canonical bytes past the hand (Core.key)
+        p.res_deck[p.nres] = -1
+        buy(s, p, card)
+    if s.ntodo == 0 and s.modules == 0:
+        # the base game's fast path: no pending decision can exist
+        if total_tokens(p) > TOKEN_LIMIT:
+            s.phase = PH_RETURN
+            s.ret_min = 0
+            return
+        after_returns(s)
         return
-    after_returns(s)
+    continue_turn(s)
+
+
+cdef void final_ranks(const State* s, int* rank) noexcept nogil:
+    """Each seat's rank at the end (1 = best; ties share): most prestige, then fewest cards;
+    with the Cities, city holders rank above everyone else."""
+    cdef int i, j
+    for i in range(s.nplayers):
+        rank[i] = 1
+        for j in range(s.nplayers):
+            if rank_better(s, j, i):
+                rank[i] += 1
+
+
+cdef inline bint rank_better(const State* s, int a, int b) noexcept nogil:
+    cdef bint ca = s.p[a].cities != 0, cb = s.p[b].cities != 0
+    if ca != cb:
+        return ca
+    if s.p[a].points != s.p[b].points:
+        return s.p[a].points > s.p[b].points
+    return s.p[a].ncards < s.p[b].ncards
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,8 +843,8 @@ cdef int determinize(State* s, Rng* r) noexcept nogil:
     cdef uint64_t seen[2]
     cdef int8_t pool[DECKCAP]
     cdef int d, q, j, lv, sl, card, npool, nhidden, k
-    seen[0] = 0
-    seen[1] = 0
+    seen[0] = s.discard[0]
+    seen[1] = s.discard[1]
     for lv in range(NLEV):
         for sl in range(NSLOT):
             card = s.market[lv][sl]
@@ -458,9 +906,11 @@ cdef int random_playout(State* s, Rng* r) noexcept nogil:
     return actions
 
 
-cdef void setup(State* s, int nplayers, uint64_t seed, int first, int cap) noexcept nogil:
+cdef void setup(State* s, int nplayers, uint64_t seed, int first, int cap, int modules) noexcept nogil:
     cdef Rng r
     cdef int8_t order[NNOBLES]
+    cdef int8_t tiles[7]
+    cdef int8_t chosen[NCITY_UP]
     cdef int d, i, lv, sl, c
     cdef int gems = 4 if nplayers == 2 else (5 if nplayers == 3 else 7)
     rng_seed(&r, seed)
@@ -484,15 +934,46 @@ cdef void setup(State* s, int nplayers, uint64_t seed, int first, int cap) noexc
             s.market[lv][sl] = -1
         for sl in range(NREG):
             s.market[lv][sl] = draw(s, lv)
-    for i in range(NNOBLES):
-        order[i] = i
-    shuffle(order, NNOBLES, &r)
-    for i in range(nplayers + 1):
-        s.nobles |= <uint16_t>1 << order[i]
+    s.modules = modules
+    if not (modules & MOD_CITIES):   # cities replace the nobles
+        for i in range(NNOBLES):
+            order[i] = i
+        shuffle(order, NNOBLES, &r)
+        for i in range(nplayers + 1):
+            s.nobles |= <uint16_t>1 << order[i]
     for i in range(MAXP):
         for c in range(MAXRES):
             s.p[i].res[c] = -1
             s.p[i].res_deck[c] = -1
+    if modules & MOD_ORIENT:
+        s.nslots = NSLOT
+        s.ndecks = NDECK
+        for d in range(NLEV, NDECK):
+            s.deck_len[d] = T.deck_size[d]
+            for i in range(T.deck_size[d]):
+                s.deck[d][i] = T.deck_first[d] + i
+            shuffle(s.deck[d], s.deck_len[d], &r)
+        for lv in range(NLEV):
+            for sl in range(NREG, NSLOT):
+                s.market[lv][sl] = draw(s, NLEV + lv)
+    if modules & MOD_CITIES:
+        # three of the seven tiles, each on a random side; kept in increasing id order
+        for i in range(7):
+            tiles[i] = i
+        shuffle(tiles, 7, &r)
+        for i in range(NCITY_UP):
+            chosen[i] = 2 * tiles[i] + <int>rng_below(&r, 2)
+        for i in range(NCITY_UP):
+            for c in range(NCITY_UP - 1 - i):
+                if chosen[c] > chosen[c + 1]:
+                    d = chosen[c]
+                    chosen[c] = chosen[c + 1]
+                    chosen[c + 1] = d
+        for i in range(NCITY_UP):
+            s.cities[i] = chosen[i] + 1
+    if modules & MOD_STRONGHOLDS:
+        for i in range(nplayers):
+            s.p[i].sh_hand = NSTRONG
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,9 +987,9 @@ cdef class Core:
     """A game state in C. Methods here trust their caller (splendor_ai.state validates input)."""
 
     @staticmethod
-    def new(int nplayers, uint64_t seed, int first=0, int cap=100):
+    def new(int nplayers, uint64_t seed, int first=0, int cap=100, int modules=0):
         cdef Core c = Core.__new__(Core)
-        setup(&c.s, nplayers, seed, first, cap)
+        setup(&c.s, nplayers, seed, first, cap, modules)
         return c
 
     def copy(self):
@@ -603,6 +1084,18 @@ cdef class Core:
     def turn(self): return self.s.turn
     @property
     def nplayers(self): return self.s.nplayers
+    @property
+    def modules(self): return self.s.modules
+    @property
+    def nslots(self): return self.s.nslots
+    @property
+    def ndecks(self): return self.s.ndecks
+
+    def ranks(self):
+        """Each seat's rank by the winner rule of the game's module (1 = best, ties share)."""
+        cdef int rank[MAXP]
+        final_ranks(&self.s, rank)
+        return [rank[i] for i in range(self.s.nplayers)]
 
     def points(self):
         return [self.s.p[i].points for i in range(self.s.nplayers)]
@@ -623,6 +1116,12 @@ cdef class Core:
                 "reserved": [(None if p.res[j] < 0 else p.res[j], None if p.res_deck[j] < 0 else p.res_deck[j])
                              for j in range(p.nres)],
                 "nobles": [j for j in range(NNOBLES) if (p.nobles >> j) & 1],
+                "held": [j for j in range(NNOBLES) if (p.held >> j) & 1],
+                "jokers": [[card, p.joker_col[T.joker_idx[card]] - 1] for card in range(NCARDS)
+                           if T.joker_idx[card] >= 0 and p.joker_col[T.joker_idx[card]]],
+                "posts": [j for j in range(NPOSTS) if (p.posts >> j) & 1],
+                "cities": [j for j in range(NCITIES) if (p.cities >> j) & 1],
+                "sh_hand": p.sh_hand,
             })
         return {
             "players": s.nplayers, "cap": s.cap, "modules": s.modules,
@@ -635,6 +1134,12 @@ cdef class Core:
                       for d in range(NDECK)],
             "nobles": [j for j in range(NNOBLES) if (s.nobles >> j) & 1],
             "seats": seats,
+            "cities": [s.cities[j] - 1 for j in range(NCITY_UP) if s.cities[j]],
+            "discard": _mask_list(s.discard[0], s.discard[1]),
+            "strongholds": [[[s.sh[i][j] >> 2, s.sh[i][j] & 3] if s.sh[i][j] else None for j in range(NSLOT)]
+                            for i in range(NLEV)],
+            "todo": [[s.todo[j], s.todo_arg[j]] for j in range(s.ntodo)],
+            "conquered": s.conquered,
         }
 
     @staticmethod
@@ -656,8 +1161,8 @@ cdef class Core:
         s.over = d.get("over", 0)
         s.phase = d.get("phase", PH_MAIN)
         s.ret_min = d.get("ret_min", 0)
-        s.nslots = NREG
-        s.ndecks = NLEV
+        s.nslots = NSLOT if s.modules & MOD_ORIENT else NREG
+        s.ndecks = NDECK if s.modules & MOD_ORIENT else NLEV
         for j in range(NTOK):
             s.bank[j] = d["bank"][j]
         for i in range(NLEV):
@@ -680,9 +1185,20 @@ cdef class Core:
                 p.tokens[j] = seat["tokens"][j]
             for card in seat["cards"]:
                 p.cards[card >> 6] |= (<uint64_t>1) << (card & 63)
-                p.bonus[T.bonus[card]] += 1
+                if T.bonus[card] >= 0:
+                    p.bonus[T.bonus[card]] += T.bonus_n[card]
+                if T.ability[card] & AB_GOLD2:
+                    p.goldcards += 1
                 p.points += T.points[card]
                 p.ncards += 1
+            for card, colour in seat.get("jokers", ()):
+                p.joker_col[T.joker_idx[card]] = colour + 1
+                p.bonus[colour] += 1
+            for j in seat.get("held", ()):
+                p.held |= <uint16_t>1 << j
+            for j in seat.get("cities", ()):
+                p.cities |= <uint16_t>1 << j
+            p.sh_hand = seat.get("sh_hand", 0)
             for k, (card_or_none, deck) in enumerate(seat["reserved"]):
                 p.res[k] = -1 if card_or_none is None else card_or_none
                 p.res_deck[k] = -1 if deck is None else deck
@@ -690,6 +1206,25 @@ cdef class Core:
             for j in seat["nobles"]:
                 p.nobles |= <uint16_t>1 << j
                 p.points += 3
+            for j in seat.get("posts", ()):
+                p.posts |= 1 << j
+            if (p.posts >> POST_FIVE) & 1:
+                p.points += 5
+            if (p.posts >> POST_PER_ARMS) & 1:
+                p.points += popcount8(p.posts)
+        for j, city in enumerate(d.get("cities", ())):
+            s.cities[j] = city + 1
+        for card in d.get("discard", ()):
+            s.discard[card >> 6] |= (<uint64_t>1) << (card & 63)
+        for i, row in enumerate(d.get("strongholds", ())):
+            for j, v in enumerate(row):
+                if v is not None:
+                    s.sh[i][j] = (v[0] << 2) + v[1]
+        for j, (task, arg) in enumerate(d.get("todo", ())):
+            s.todo[j] = task
+            s.todo_arg[j] = arg
+        s.ntodo = len(d.get("todo", ()))
+        s.conquered = d.get("conquered", 0)
         return c
 
     def __reduce__(self):

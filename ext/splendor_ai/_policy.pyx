@@ -11,7 +11,7 @@ from libc.string cimport memcpy
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
     A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
-    Player, Rng, State, Tables, apply_action, get_tables, legal_actions, rng_below, rng_next)
+    Player, Rng, State, Tables, apply_action, final_ranks, get_tables, legal_actions, rng_below, rng_next)
 
 cdef extern from *:
     int ctz "__builtin_ctz"(unsigned int x) nogil
@@ -95,20 +95,18 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
 
 cdef void terminal_values(const State* s, float* out) noexcept nogil:
     """Values of a finished game: winners share 1; a capped or stalled game is a draw."""
-    cdef int i, n = s.nplayers, nwin = 0, bestp = -1, bestc = 999
+    cdef int i, n = s.nplayers, nwin = 0
+    cdef int rank[MAXP]
     if s.over != END_POINTS:
         for i in range(n):
             out[i] = 1.0 / n
         return
+    final_ranks(s, rank)
     for i in range(n):
-        if s.p[i].points > bestp or (s.p[i].points == bestp and s.p[i].ncards < bestc):
-            bestp = s.p[i].points
-            bestc = s.p[i].ncards
-    for i in range(n):
-        if s.p[i].points == bestp and s.p[i].ncards == bestc:
+        if rank[i] == 1:
             nwin += 1
     for i in range(n):
-        out[i] = (1.0 / nwin) if (s.p[i].points == bestp and s.p[i].ncards == bestc) else 0.0
+        out[i] = (1.0 / nwin) if rank[i] == 1 else 0.0
 
 
 cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) noexcept nogil:
