@@ -174,6 +174,7 @@ ctypedef struct Tables:
     uint8_t ability[NCARDS]     # AB_* bits (Orient)
     int8_t sac_colour[NCARDS]   # sacrifice cards: the colour of the 2 cards discarded; -1
     int8_t joker_idx[NCARDS]    # joker cards: index into Player.joker_col; -1
+    uint64_t colour_cards[NCOL][2]  # mask of the cards whose bonus is that colour
     int8_t city_prestige[NCITIES]
     int8_t city_req[NCITIES][NCOL]
     int8_t city_same[NCITIES]

@@ -35,6 +35,8 @@ def _load_tables():
         T.ability[i] = sum(1 << cards.ABILITIES.index(a) for a in card.abilities)
         T.sac_colour[i] = -1 if card.sacrifice is None else card.sacrifice
         T.joker_idx[i] = -1
+        if card.bonus is not None:
+            T.colour_cards[card.bonus][i >> 6] |= (<uint64_t>1) << (i & 63)
         if "joker" in card.abilities:
             T.joker_idx[i] = njoker
             njoker += 1
@@ -122,10 +124,15 @@ cdef inline bint sacrificable(const Player* p, int card, int colour) noexcept no
     return T.joker_idx[card] >= 0 and p.joker_col[T.joker_idx[card]] == colour + 1
 
 
+cdef extern from *:
+    int popcount64 "__builtin_popcountll"(unsigned long long x) nogil
+
+
 cdef int sacrifice_count(const Player* p, int colour) noexcept nogil:
-    cdef int card, n = 0
-    for card in range(NCARDS):
-        if owns(p, card) and sacrificable(p, card, colour):
+    cdef int j, n = popcount64(p.cards[0] & T.colour_cards[colour][0]) \
+        + popcount64(p.cards[1] & T.colour_cards[colour][1])
+    for j in range(NJOKER):
+        if p.joker_col[j] == colour + 1:
             n += 1
     return n
 
