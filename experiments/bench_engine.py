@@ -21,6 +21,11 @@ fastest of N such runs (useful on a shared machine).
     python experiments/bench_engine.py                      # 2, 3 and 4 players
     python experiments/bench_engine.py --players 2 --quick  # a fast smoke run
     python experiments/bench_engine.py --json bench.json    # also write the figures as JSON
+    python experiments/bench_engine.py --modules base orient strongholds   # per module
+
+With --modules (default: base and the four Cities of Splendor modules), the engine is measured on
+each module's own random games; the plain-Python model is compared on the base game only, and each
+module's figures are also given relative to the base game's ("cost of the module").
 """
 from __future__ import annotations
 
@@ -72,17 +77,20 @@ def measure(batch, seconds: float, repeat: int = 1) -> tuple[dict, float]:
     return best[1], best[2]
 
 
-def mid_game_positions(players: int, seed: int, games: int, per_game: int) -> list[str]:
-    """Turn-boundary positions from the middle half (by turn) of random games played with uniform
-    random engine actions (like Core.playout)."""
+MODULES = {"base": 0, "cities": 1, "orient": 2, "posts": 4, "strongholds": 8}  # engine flags
+
+
+def mid_game_positions(players: int, seed: int, games: int, per_game: int, flags: int = 0) -> list[dict]:
+    """Turn-boundary positions (engine dicts) from the middle half (by turn) of random games played
+    with uniform random engine actions (like Core.playout)."""
     rng = random.Random(seed)
     out = []
     for g in range(games):
-        core = Core.new(players, rng.getrandbits(63), g % players, pos.DEFAULT_CAP)
+        core = Core.new(players, rng.getrandbits(63), g % players, pos.DEFAULT_CAP, flags)
         seen = []
         while not core.over:
             if core.phase == 0:
-                seen.append(pos.to_text(core.to_dict()))
+                seen.append(core.to_dict())
             acts = core.legal_actions()
             core.apply(acts[rng.randrange(len(acts))])
         n = len(seen)
@@ -91,8 +99,9 @@ def mid_game_positions(players: int, seed: int, games: int, per_game: int) -> li
     return out
 
 
-def bench_engine(players: int, texts: list[str], seconds: float, seed: int, repeat: int = 1) -> dict:
-    cores = [Core.from_dict(pos.from_text(t)) for t in texts]
+def bench_engine(players: int, dicts: list[dict], seconds: float, seed: int, repeat: int = 1,
+                 flags: int = 0) -> dict:
+    cores = [Core.from_dict(d) for d in dicts]
     legal = [c.legal_actions() for c in cores]
 
     def gen(k):
@@ -113,7 +122,7 @@ def bench_engine(players: int, texts: list[str], seconds: float, seed: int, repe
         games = turns = actions = 0
         while games < k:
             deal[0] += 1
-            start = Core.new(players, deal[0], deal[0] % players, pos.DEFAULT_CAP)
+            start = Core.new(players, deal[0], deal[0] % players, pos.DEFAULT_CAP, flags)
             g, t, a = start.bench_playouts(min(64, k - games), deal[0])
             games, turns, actions = games + g, turns + t, actions + a
         return {"games": games, "turns": turns, "actions": actions}
@@ -199,14 +208,23 @@ ROWS = [  # label, key
 ]
 
 
-def table(players: int, npos: int, eng: dict, mod: dict | None) -> str:
-    lines = [f"== {players} players ==",
+def table(players: int, npos: int, eng: dict, mod: dict | None, module: str = "base",
+          base: dict | None = None) -> str:
+    lines = [f"== {players} players" + ("" if module == "base" else f", {module}") + " ==",
              f"positions: {npos} mid-game positions from random games; "
              f"{eng['avg_legal']:.1f} legal actions (engine)"
              + (f", {mod['avg_legal']:.1f} legal whole turns (model)" if mod else "") + " on average",
              f"playouts: engine {eng['plies_per_game']:.1f} plies/game, {eng['actions_per_ply']:.2f} "
              f"actions/ply ({eng['games']} games)"
              + (f"; model {mod['plies_per_game']:.1f} plies/game ({mod['games']} games)" if mod else "")]
+    if base is not None:   # a module: its speed against the base game's
+        head = f"{'measurement':<28}{'engine':>16}{'base game':>14}{'module/base':>14}"
+        lines += [head, "-" * len(head)]
+        for label, key in ROWS:
+            e, b = eng.get(key), base.get(key)
+            ratio = f"{e / b:.2f}" if e and b else "-"
+            lines.append(f"{label:<28}{fmt(e):>16}{fmt(b):>14}{ratio:>14}")
+        return "\n".join(lines)
     head = f"{'measurement':<28}{'engine':>16}{'model':>14}{'engine/model':>14}"
     lines += [head, "-" * len(head)]
     for label, key in ROWS:
@@ -243,6 +261,8 @@ def main(argv=None) -> int:
                     help="random games to take mid-game positions from (default 8; --quick: 3)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run each measurement this many times and report the fastest (default 1)")
+    ap.add_argument("--modules", nargs="+", default=list(MODULES), choices=list(MODULES),
+                    help="rule sets to benchmark (default: all; the model runs on base only)")
     ap.add_argument("--no-model", action="store_true", help="skip the plain-Python model")
     ap.add_argument("--seed", type=int, default=1, help="seed of the positions and playouts")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
@@ -259,16 +279,22 @@ def main(argv=None) -> int:
           + (f", best of {args.repeat}" if args.repeat > 1 else ""))
     out = {"machine": info, "seconds": seconds, "repeat": args.repeat, "seed": args.seed, "argv": sys.argv[1:], "results": []}
     for players in args.players:
-        texts = mid_game_positions(players, args.seed * 1000 + players, ngames, 6)
-        eng = bench_engine(players, texts, seconds, args.seed * 1000 + players, args.repeat)
-        mod = None
-        if Model is not None:
-            mod = bench_model(Model, players, texts, seconds, args.seed * 1000 + players, args.repeat)
-        print()
-        print(table(players, len(texts), eng, mod), flush=True)
-        ratio = {k: eng[k] / mod[k] for _, k in ROWS if mod and k in mod and mod[k]}
-        out["results"].append({"players": players, "positions": len(texts), "engine": eng,
-                               "model": mod, "ratio": ratio})
+        base = None
+        for module in args.modules:
+            flags = MODULES[module]
+            dicts = mid_game_positions(players, args.seed * 1000 + players, ngames, 6, flags)
+            eng = bench_engine(players, dicts, seconds, args.seed * 1000 + players, args.repeat, flags)
+            mod = None
+            if Model is not None and module == "base":
+                texts = [pos.to_text(d) for d in dicts]
+                mod = bench_model(Model, players, texts, seconds, args.seed * 1000 + players, args.repeat)
+            print()
+            print(table(players, len(dicts), eng, mod, module, base), flush=True)
+            if module == "base":
+                base = eng
+            ratio = {k: eng[k] / mod[k] for _, k in ROWS if mod and k in mod and mod[k]}
+            out["results"].append({"players": players, "module": module, "positions": len(dicts),
+                                   "engine": eng, "model": mod, "ratio": ratio})
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
