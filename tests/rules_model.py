@@ -1,8 +1,9 @@
-"""A plain-Python reference model of the base Splendor rules.
+"""A plain-Python reference model of the Splendor rules (base game and the four
+Cities of Splendor modules).
 
 This is a deliberately simple, independent second implementation of the rules in
-/work/shared/RULES.md (base game only) and of the notation in docs/NOTATION.md
-(version 1).  The compiled engine is compared against it move for move
+/work/shared/RULES.md and of the notation in docs/NOTATION.md (version 1) and
+docs/MODULES.md (version 2).  The compiled engine is compared against it move for move
 (differential testing), so it shares no code with the ``splendor_ai`` package and
 uses only the standard library.  Readability comes first; speed is secondary.
 
@@ -10,7 +11,7 @@ Choices made where NOTATION.md / the brief leave room (keep them in sync with th
 engine, or change them here if the project decides otherwise):
 
 * Only *true* positions are read (no ``?`` anywhere); a public position raises
-  ValueError.  Only base-game card ids 0..89 are accepted.
+  ValueError.  SPN1 accepts only base-game card ids 0..89.
 * In a true position every one of the 90 base cards must appear exactly once
   (market, deck, a reserved hand or a bought pile): base Splendor never removes a
   card from the game.  Face-up nobles plus received nobles must number exactly
@@ -27,6 +28,27 @@ engine, or change them here if the project decides otherwise):
 * A return decision may give back any tokens held after the action, including
   ones just taken (so ``+wbg/-wbg`` is a legal move when it applies).
 * ``result()`` raises ValueError while the game is not over.
+
+Cities of Splendor (docs/MODULES.md; one module per game):
+
+* API: ``Model.new(players, seed, first_player=0, cap=100, module=None)`` with
+  module "cities", "orient", "posts" or "strongholds"; ``Model.from_position`` reads
+  SPN1 and SPN2 (a module game), ``position()`` writes SPN2 for a module game;
+  ``legal_moves()``, ``apply(move)``, ``is_over()`` and ``result()`` work the same
+  for every game.  Moves are whole turns in notation v2 (main action, then every
+  decision in game order, e.g. ``b108/jr/f12``, ``+wbg/b30/t5``).
+* A module turn is played by one procedure (``_m_run_turn``) that asks for each
+  decision in the order of docs/MODULES.md; the legal moves are every path through
+  it (``_m_turns``).  Run without a module it gives the base game's moves
+  (``turn_legal_moves``, checked against the base code by the tests).
+* SPN2 options are read in any order (``2:cap=60,orient``) and written canonically
+  (``2:orient,cap=60``).  In an Orient position all 120 cards must appear exactly
+  once (the out-of-game pile included); in other module games the 90 base cards.
+  Held (Orient) nobles count towards players + 1 nobles; a Cities game has none
+  and exactly 3 cities (face up plus claimed) of 3 different tiles.  Trading-post
+  powers held are not checked against the requirements.
+* Cities: ``result()`` ranks city holders first, then most prestige, then fewest
+  cards; a normal end (reason "points") starts with the first city claimed.
 """
 
 import csv
@@ -455,6 +477,8 @@ class Model:
         other.cities = list(self.cities)
         other.discard = list(self.discard)
         other.strongholds = {card_id: list(entry) for card_id, entry in self.strongholds.items()}
+        # The listed turns (keyed by the position, never mutated) stay valid for the copy.
+        other._turns_cache = getattr(self, "_turns_cache", None)
         return other
 
     # ----- position strings -------------------------------------------------

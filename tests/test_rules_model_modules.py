@@ -812,3 +812,28 @@ def test_incomplete_or_reordered_moves_rejected():
     for bad in ("b108", "b108/jb", "b108/f0/jb", "b108/jb/f0/n1", "b108/jr/f0", "pass"):
         with pytest.raises(ValueError):
             model.copy().apply(bad)
+
+
+def test_every_move_of_busy_positions_gives_a_valid_position():
+    """Apply each legal move of a few decision-heavy positions to a copy: the result is a
+    valid position (round trip) and keeps the invariants."""
+    texts = [
+        spn2("orient", ORIENT_MARKET, [seat("143002"), seat()]),
+        spn2("orient", ORIENT_MARKET, [seat("000000", cards=[4, 32, 33, 96, 104], nobles=[4],
+                                            extra="96k:-"), seat()], nobles="0,1"),
+        spn2("strongholds", BASE_MARKET, [seat("032010", cards=[8], extra="1"), seat()],
+             board="2=0x2"),
+        spn2("posts", BASE_MARKET, [seat("222220", cards=[8, 9, 10], extra="0,1"), seat()]),
+        cities_position(MEETS6 + [73], "4,6,8"),
+    ]
+    for text in texts:
+        model = parse(text)
+        moves = model.legal_moves()
+        assert moves
+        for index, move in enumerate(sorted(moves)):
+            other = model.copy()
+            other.apply(move)
+            check_invariants(other)
+            again = parse(other.position())
+            if index % 25 == 0:
+                assert again.legal_moves() == other.legal_moves()
