@@ -1,16 +1,53 @@
-"""Moves: small immutable values with a context-free text form (docs/NOTATION.md)."""
+"""Moves: small immutable values with a context-free text form (docs/NOTATION.md).
+
+A move is one whole turn: the main action, then the decisions the game asked for, in the order it
+asked for them. Decisions are kept as an ordered tuple of `(tag, value)` pairs, the tag being the
+token's prefix in the notation (version 2, docs/MODULES.md "Notation"):
+
+| tag | decision | value |
+|---|---|---|
+| `-` | tokens returned | tuple of colour indices 0-5 |
+| `n` | noble visit | noble id |
+| `j` | joker joins a colour (Orient) | colour 0-4 |
+| `h` | noble reserved (Orient) | noble id |
+| `f` | free card (Orient) | card id |
+| `d` | card discarded for a sacrifice (Orient) | card id |
+| `t` | stronghold placed on a card | card id |
+| `m` | stronghold moved | (card from, card to) |
+| `x` | opponent's stronghold removed | card id |
+| `b` | conquest (the second purchase) | card id |
+| `+` | extra gem (trading posts) | colour 0-4 |
+| `c` | city claimed | city id |
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from .cards import LETTERS, NOBLES
+from .cards import CARDS, CITIES, LETTERS, NOBLES
 from .errors import NotationError
 
 TAKE, RESERVE, RESERVE_DECK, BUY, PASS = "take", "reserve", "reserve_deck", "buy", "pass"
 
+# decision tags (the token prefixes)
+RETURN, NOBLE, JOKER, HOLD, FREE, DISCARD = "-", "n", "j", "h", "f", "d"
+PLACE, SH_MOVE, REMOVE, CONQUER, GEM, CITY = "t", "m", "x", "b", "+", "c"
+
+#: the module each decision belongs to (None: the base game)
+TAG_MODULE = {RETURN: None, NOBLE: None, JOKER: "orient", HOLD: "orient", FREE: "orient", DISCARD: "orient",
+              PLACE: "strongholds", SH_MOVE: "strongholds", REMOVE: "strongholds", CONQUER: "strongholds",
+              GEM: "posts", CITY: "cities"}
+_SH = (PLACE, SH_MOVE, REMOVE)
+# where a decision stands in a turn: the action's follow-ups (0), then returns, noble, city
+_RANK = {RETURN: 1, NOBLE: 2, CITY: 3}
+
 # ids are ASCII digits ([0-9], not \d, which also matches other scripts' digits)
-_ACTION = re.compile(r"\+(?P<take>[a-z]+)|r(?P<reserve>[0-9]+)|rL(?P<level>[0-9]+)|b(?P<buy>[0-9]+)|(?P<pass>pass)")
+_ACTION = re.compile(r"\+(?P<take>[a-z]+)|r(?P<reserve>[0-9]+)|rL(?P<level>[0-9]+)|rO(?P<olevel>[0-9]+)"
+                     r"|b(?P<buy>[0-9]+)|(?P<pass>pass)")
+_DECISION = re.compile(r"-(?P<ret>.+)|n(?P<n>[0-9]+)|j(?P<j>[a-z]+)|h(?P<h>[0-9]+)|f(?P<f>[0-9]+)|d(?P<d>[0-9]+)"
+                       r"|t(?P<t>[0-9]+)|m(?P<m1>[0-9]+):(?P<m2>[0-9]+)|x(?P<x>[0-9]+)|b(?P<b>[0-9]+)"
+                       r"|\+(?P<gem>[a-z]+)|c(?P<c>[0-9]+)")
+_EXPECTED = "(expected -tokens, then n<noble>; docs/NOTATION.md lists the module decisions and their order)"
 
 
 def _colours(text: str, what: str, allowed: str) -> tuple[int, ...]:
@@ -24,16 +61,113 @@ def _colours(text: str, what: str, allowed: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+def _card(card: int, what: str) -> int:
+    if card >= len(CARDS):
+        raise NotationError(f"{what}: card {card} does not exist (cards are 0-{len(CARDS) - 1})")
+    return card
+
+
+def _fragment(tag: str, value) -> str:
+    if tag == RETURN:
+        return "-" + "".join(LETTERS[c] for c in value)
+    if tag in (JOKER, GEM):
+        return tag + LETTERS[value]
+    if tag == SH_MOVE:
+        return f"m{value[0]}:{value[1]}"
+    return f"{tag}{value}"
+
+
+def _insert(decisions: tuple, tag: str, value) -> tuple:
+    """`decisions` with (tag, value) added at its place: after every decision that comes before it."""
+    rank = _RANK.get(tag, 0)
+    i = len(decisions)
+    while i and _RANK.get(decisions[i - 1][0], 0) > rank:
+        i -= 1
+    return decisions[:i] + ((tag, value),) + decisions[i:]
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Move:
-    """One whole turn: the main action and the decisions it led to (returns, noble)."""
+    """One whole turn: the main action and the decisions it led to, in the order they were made.
+
+    `Move(kind, gems, card, level, returns, noble)` builds a base-game move as before; module
+    decisions go in `decisions` (a tuple of (tag, value) pairs, see the module docstring), and
+    `orient=True` makes a `RESERVE_DECK` move a blind reserve from an Orient deck (`rO<level>`).
+    """
 
     kind: str
-    gems: tuple[int, ...] = ()     # take: colour indices in order; (c, c) takes two of c
-    card: int | None = None        # reserve / buy: card id
-    level: int | None = None       # reserve_deck: 1-3
-    returns: tuple[int, ...] = ()  # token colour indices (0-5) returned, in order
-    noble: int | None = None       # noble that visits at the end of the turn
+    gems: tuple[int, ...]      # take: colour indices in order; (c, c) takes two of c
+    card: int | None           # reserve / buy: card id
+    level: int | None          # reserve_deck: 1-3
+    orient: bool               # reserve_deck: from the Orient deck of that level
+    decisions: tuple[tuple, ...]
+
+    def __init__(self, kind: str, gems: tuple[int, ...] = (), card: int | None = None, level: int | None = None,
+                 returns: tuple[int, ...] = (), noble: int | None = None, *, orient: bool = False,
+                 decisions: tuple = ()):
+        decisions = tuple((t, tuple(v) if isinstance(v, list) else v) for t, v in decisions)
+        if returns:
+            decisions = _insert(decisions, RETURN, tuple(returns))
+        if noble is not None:
+            decisions = _insert(decisions, NOBLE, noble)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "gems", tuple(gems))
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "orient", bool(orient))
+        object.__setattr__(self, "decisions", decisions)
+
+    # -- the decisions, by kind ------------------------------------------------------------------
+
+    def _find(self, tag: str):
+        for t, v in self.decisions:
+            if t == tag:
+                return v
+        return None
+
+    @property
+    def returns(self) -> tuple[int, ...]:
+        """Token colour indices (0-5) returned, in order."""
+        return self._find(RETURN) or ()
+
+    @property
+    def noble(self) -> int | None:
+        """The noble that visits at the end of the turn."""
+        return self._find(NOBLE)
+
+    @property
+    def city(self) -> int | None:
+        """The city claimed at the end of the turn (the Cities)."""
+        return self._find(CITY)
+
+    @property
+    def conquest(self) -> int | None:
+        """The card bought by conquest (the Strongholds)."""
+        return self._find(CONQUER)
+
+    @property
+    def module(self) -> str | None:
+        """The module this move needs (None: a base-game move)."""
+        if self.orient:
+            return "orient"
+        for t, _ in self.decisions:
+            if TAG_MODULE[t]:
+                return TAG_MODULE[t]
+        if self.card is not None and self.card >= 90:
+            return "orient"
+        return None
+
+    @property
+    def action(self) -> "Move":
+        """The main action alone, without the decisions that followed it."""
+        return Move(self.kind, self.gems, self.card, self.level, orient=self.orient)
+
+    def without(self, *tags: str) -> "Move":
+        """This move without its decisions of the given tags (e.g. `without("n", "c")`)."""
+        return Move(self.kind, self.gems, self.card, self.level, orient=self.orient,
+                    decisions=tuple(d for d in self.decisions if d[0] not in tags))
+
+    # -- text ------------------------------------------------------------------------------------
 
     @classmethod
     def parse(cls, text: str) -> "Move":
@@ -43,45 +177,29 @@ class Move:
         parts = text.strip().split("/")
         m = _ACTION.fullmatch(parts[0])
         if not m:
-            raise NotationError(f"{text!r}: the action {parts[0]!r} is none of +gems, r<card>, rL<level>, b<card>, pass")
-        kw: dict = {}
+            raise NotationError(f"{text!r}: the action {parts[0]!r} is none of +gems, r<card>, rL<level>, "
+                                f"rO<level>, b<card>, pass")
         if m["take"] is not None:
             if len(m["take"]) > 3:
                 raise NotationError(f"{text!r}: a take is 1-3 gems, got {len(m['take'])}")
             gems = _colours(m["take"], text, LETTERS[:5])
-            if len(gems) == 2 and gems[0] == gems[1]:
-                pass
-            elif len(set(gems)) != len(gems):
+            if not (len(gems) == 2 and gems[0] == gems[1]) and len(set(gems)) != len(gems):
                 raise NotationError(f"{text!r}: take 1-3 different colours or two of one colour")
             move = cls(TAKE, gems=gems)
         elif m["reserve"] is not None:
-            move = cls(RESERVE, card=int(m["reserve"]))
-        elif m["level"] is not None:
-            level = int(m["level"])
+            move = cls(RESERVE, card=_card(int(m["reserve"]), repr(text)))
+        elif m["level"] is not None or m["olevel"] is not None:
+            level = int(m["level"] if m["level"] is not None else m["olevel"])
             if level not in (1, 2, 3):
                 raise NotationError(f"{text!r}: deck level must be 1, 2 or 3")
-            move = cls(RESERVE_DECK, level=level)
+            move = cls(RESERVE_DECK, level=level, orient=m["olevel"] is not None)
         elif m["buy"] is not None:
-            move = cls(BUY, card=int(m["buy"]))
+            move = cls(BUY, card=_card(int(m["buy"]), repr(text)))
         else:
             move = cls(PASS)
-        for part in parts[1:]:
-            if part.startswith("-") and len(part) > 1 and "returns" not in kw and "noble" not in kw:
-                kw["returns"] = _colours(part[1:], text, LETTERS)
-            elif re.fullmatch(r"n[0-9]+", part) and "noble" not in kw:
-                kw["noble"] = int(part[1:])
-                if kw["noble"] >= len(NOBLES):
-                    raise NotationError(f"{text!r}: there is no noble {kw['noble']}")
-            else:
-                raise NotationError(f"{text!r}: unexpected decision {part!r} (expected -tokens, then n<noble>)")
-        if move.card is not None and move.card >= 90:
-            raise NotationError(f"{text!r}: card {move.card} does not exist (base cards are 0-89)")
-        return cls(move.kind, move.gems, move.card, move.level, **kw) if kw else move
-
-    @property
-    def action(self) -> "Move":
-        """The main action alone, without the decisions that followed it."""
-        return Move(self.kind, self.gems, self.card, self.level)
+        decisions = tuple(_parse_decision(text, part) for part in parts[1:])
+        _check_order(text, move, decisions)
+        return cls(move.kind, move.gems, move.card, move.level, orient=move.orient, decisions=decisions)
 
     def __str__(self) -> str:
         if self.kind == TAKE:
@@ -89,16 +207,94 @@ class Move:
         elif self.kind == RESERVE:
             s = f"r{self.card}"
         elif self.kind == RESERVE_DECK:
-            s = f"rL{self.level}"
+            s = f"r{'O' if self.orient else 'L'}{self.level}"
         elif self.kind == BUY:
             s = f"b{self.card}"
         else:
             s = "pass"
-        if self.returns:
-            s += "/-" + "".join(LETTERS[c] for c in self.returns)
-        if self.noble is not None:
-            s += f"/n{self.noble}"
-        return s
+        return "/".join([s] + [_fragment(t, v) for t, v in self.decisions])
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
+
+
+def _parse_decision(text: str, part: str) -> tuple:
+    m = _DECISION.fullmatch(part)
+    if not m or (m["ret"] is not None and part == "-"):
+        raise NotationError(f"{text!r}: unexpected decision {part!r} {_EXPECTED}")
+    if m["ret"] is not None:
+        return RETURN, _colours(m["ret"], text, LETTERS)
+    if m["j"] is not None or m["gem"] is not None:
+        tag, letters = (JOKER, m["j"]) if m["j"] is not None else (GEM, m["gem"])
+        if len(letters) != 1:
+            raise NotationError(f"{text!r}: {part!r} names one colour")
+        return tag, _colours(letters, text, LETTERS[:5])[0]
+    if m["n"] is not None or m["h"] is not None:
+        tag, nb = (NOBLE, int(m["n"])) if m["n"] is not None else (HOLD, int(m["h"]))
+        if nb >= len(NOBLES):
+            raise NotationError(f"{text!r}: there is no noble {nb}")
+        return tag, nb
+    if m["c"] is not None:
+        city = int(m["c"])
+        if city >= len(CITIES):
+            raise NotationError(f"{text!r}: there is no city {city} (cities are 0-{len(CITIES) - 1})")
+        return CITY, city
+    if m["m1"] is not None:
+        a, b = _card(int(m["m1"]), repr(text)), _card(int(m["m2"]), repr(text))
+        if a == b:
+            raise NotationError(f"{text!r}: {part!r} moves a stronghold onto the card it came from")
+        return SH_MOVE, (a, b)
+    for tag, group in ((FREE, "f"), (DISCARD, "d"), (PLACE, "t"), (REMOVE, "x"), (CONQUER, "b")):
+        if m[group] is not None:
+            card = _card(int(m[group]), repr(text))
+            if tag == FREE and CARDS[card].level == 3:
+                raise NotationError(f"{text!r}: {part!r}: free cards are of level 1 or 2, card {card} is level 3")
+            return tag, card
+    raise AssertionError(part)  # pragma: no cover
+
+
+def _check_order(text: str, move: Move, decisions: tuple) -> None:
+    """The context-free shape of a turn's decisions (docs/MODULES.md, "A turn")."""
+    modules = {TAG_MODULE[t] for t, _ in decisions} - {None}
+    if move.orient or (move.card is not None and move.card >= 90):
+        modules.add("orient")
+    if any(t == NOBLE for t, _ in decisions) and "cities" in modules:
+        raise NotationError(f"{text!r}: a noble visit and a city claim in one turn: a Cities game has no nobles")
+    if len(modules) > 1:
+        raise NotationError(f"{text!r}: mixes decisions of {' and '.join(sorted(modules))}; a game plays one "
+                            f"module at most")
+    rank, seen = 0, set()
+    buys = 1 if move.kind == BUY else 0   # purchases so far: each allows one stronghold action / extra gem
+    sh_used = 0
+    for i, (tag, value) in enumerate(decisions):
+        part = _fragment(tag, value)
+        r = _RANK.get(tag, 0)
+        if r < rank or (r and tag in seen) or (tag == CONQUER and tag in seen):
+            raise NotationError(f"{text!r}: unexpected decision {part!r} {_EXPECTED}")
+        rank = r
+        seen.add(tag)
+        if tag == DISCARD:
+            if move.kind != BUY or i > 1 or (i == 1 and decisions[0][0] != DISCARD):
+                raise NotationError(f"{text!r}: {part!r}: the two discarded cards come right after the purchase")
+            if i == 1 and value <= decisions[0][1]:
+                raise NotationError(f"{text!r}: the discarded cards are written in increasing id order")
+        elif tag in (JOKER, HOLD, FREE) and move.kind != BUY:
+            raise NotationError(f"{text!r}: {part!r} follows the purchase of an Orient card")
+        elif tag == CONQUER:
+            if move.kind == PASS:
+                raise NotationError(f"{text!r}: a conquest follows a main action")
+            buys += 1
+        elif tag in _SH:
+            sh_used += 1
+            if sh_used > buys:
+                raise NotationError(f"{text!r}: {part!r}: one stronghold action per purchase")
+        elif tag == GEM:
+            two = move.kind == TAKE and len(move.gems) == 2 and move.gems[0] == move.gems[1]
+            if not two and move.kind != BUY:
+                raise NotationError(f"{text!r}: {part!r}: an extra gem follows a purchase or a take of two")
+            if two and value == move.gems[0]:
+                raise NotationError(f"{text!r}: the extra gem after taking two {LETTERS[value]} is another colour")
+    if sum(1 for t, _ in decisions if t == DISCARD) == 1:
+        raise NotationError(f"{text!r}: a sacrifice discards two cards")
+    if sum(1 for t, _ in decisions if t == GEM) > 1:
+        raise NotationError(f"{text!r}: one extra gem a turn")

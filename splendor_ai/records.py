@@ -1,6 +1,7 @@
 """Game records: one finished (or abandoned) game per line of a JSON Lines file.
 
-The format is documented in docs/RECORDS.md (`"format": "splendor-record/1"`). A record holds the
+The format is documented in docs/RECORDS.md (`"format": "splendor-record/1"`, for base games and
+module games alike: `config.modules` names the module and `start` is then an SPN2 position). A record holds the
 true start position (which fixes the deck order), the moves in canonical notation, the cards each
 move revealed from the decks, and the result; `GameRecord.replay()` checks all of them against the
 rules. Files are written one line at a time with `append_record`, so a run that crashes loses at
@@ -25,7 +26,8 @@ REQUIRED = ("format", "config", "seed", "first_player", "players", "start", "mov
 OPTIONAL = ("annotations", "meta")
 RESULT_KEYS = ("reason", "points", "cards", "ranks", "winners")
 REASONS = ("points", "cap", "stalemate")
-NCARDS = 90
+NCARDS = 90          # base cards; a game with the Orient also has ids 90-119
+NCARDS_ORIENT = 120
 
 
 def _is_int(v) -> bool:
@@ -56,12 +58,13 @@ def _result_from_json(obj, players: int) -> Result:
 
 
 def _decks(state: State) -> list[list[int]]:
-    """The three decks of a true state, top card first."""
+    """The decks of a true state (three, six with the Orient), top card first."""
     return [d["cards"] for d in state.to_json()["decks"]]
 
 
 def _revealed(before: list[list[int]], after: list[list[int]]) -> list[int]:
-    """The cards that left the decks between two positions (from the top), level 1 first."""
+    """The cards that left the decks between two positions (from the top), deck by deck: levels
+    1-3, then the Orient decks of levels 1-3."""
     out: list[int] = []
     for b, a in zip(before, after):
         k = len(b) - len(a)
@@ -131,9 +134,10 @@ class GameRecord:
         if len(self.revealed) != len(self.moves):
             raise RecordError(f"revealed: {len(self.revealed)} entries for {len(self.moves)} moves")
         self.revealed = [list(r) if isinstance(r, (list, tuple)) else r for r in self.revealed]
+        ncards = NCARDS_ORIENT if self.config.module == "orient" else NCARDS
         for i, r in enumerate(self.revealed):
-            if not isinstance(r, list) or not all(_is_int(c) and 0 <= c < NCARDS for c in r):
-                raise RecordError(f"revealed[{i}]: expected a list of card ids 0-{NCARDS - 1}, got {r!r}")
+            if not isinstance(r, list) or not all(_is_int(c) and 0 <= c < ncards for c in r):
+                raise RecordError(f"revealed[{i}]: expected a list of card ids 0-{ncards - 1}, got {r!r}")
         if self.result is not None and not isinstance(self.result, Result):
             raise RecordError(f"result: expected a Result or None, got {self.result!r}")
         if self.annotations is not None:

@@ -16,25 +16,30 @@ from typing import Iterator
 
 from . import position as pos
 from ._engine import Core
-from .cards import CARDS, COLOURS, NOBLES, TOKEN_NAMES
+from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
-from .move import BUY, PASS, RESERVE, RESERVE_DECK, TAKE, Move
+from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
+                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
 
 # action-id layout of ext/splendor_ai/_engine.pxd
 A_TAKE3, A_TAKE2D, A_TAKE1, A_TAKE2S = 0, 10, 20, 25
 A_RES_SLOT, A_RES_DECK, A_BUY_SLOT, A_BUY_HAND, A_PASS = 30, 48, 54, 72, 75
-A_RETURN, A_NOBLE = 76, 82
-NSLOT = 6
+A_RETURN, A_NOBLE, A_BASE_END = 76, 82, 92
+A_JOKER, A_HOLD, A_FREE, A_SACRIFICE = 92, 97, 107, 125
+A_SH_PLACE, A_SH_FROM, A_SH_TO, A_SH_REMOVE = 245, 263, 281, 299
+A_CONQUER, A_DECLINE, A_GEM, A_CITY, NUM_ACTIONS = 317, 318, 319, 324, 338
+NSLOT, NLEV = 6, 3
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
 END_REASONS = {1: "points", 2: "cap", 3: "stalemate"}
-MODULES = ("cities", "orient", "trading_posts", "strongholds")
+#: the Cities of Splendor modules (docs/MODULES.md); a game plays one at most
+MODULES = tuple(pos.MODULE_FLAGS)
 
 
 @dataclass(frozen=True)
 class Config:
-    """Rule options, fixed for a game. The Cities of Splendor modules are named here but not yet
-    implemented: asking for one raises ConfigError."""
+    """Rule options, fixed for a game: the player count, the safety cap and the Cities of Splendor
+    module played (`modules=("orient",)`; none by default; one at most)."""
 
     players: int = 2
     cap: int = pos.DEFAULT_CAP  # safety cap on game length, in rounds
@@ -45,10 +50,29 @@ class Config:
             raise ConfigError(f"players must be 2, 3 or 4, got {self.players!r}")
         if not isinstance(self.cap, int) or isinstance(self.cap, bool) or not 1 <= self.cap <= pos.MAX_CAP:
             raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {self.cap!r}")
-        for m in self.modules:
+        mods = self.modules
+        if isinstance(mods, str):
+            mods = (mods,)
+        if not isinstance(mods, (tuple, list)):
+            raise ConfigError(f"modules must be a tuple of module names ({', '.join(MODULES)}), got {mods!r}")
+        mods = tuple(mods)
+        for m in mods:
             if m not in MODULES:
                 raise ConfigError(f"unknown module {m!r}; the modules are {', '.join(MODULES)}")
-            raise ConfigError(f"module {m!r} is not implemented yet")
+        if len(mods) > 1:
+            raise ConfigError(f"modules {', '.join(map(repr, mods))}: a game plays one module at most (each "
+                              f"Cities of Splendor module is played on its own with the base game)")
+        object.__setattr__(self, "modules", mods)
+
+    @property
+    def module(self) -> str | None:
+        """The module played, None for the base game."""
+        return self.modules[0] if self.modules else None
+
+    @property
+    def flags(self) -> int:
+        """The engine's module flag word (State.modules)."""
+        return pos.MODULE_FLAGS[self.modules[0]] if self.modules else 0
 
     def to_json(self) -> dict:
         return {"players": self.players, "cap": self.cap, "modules": list(self.modules)}
@@ -57,18 +81,23 @@ class Config:
     def from_json(cls, obj) -> "Config":
         if not isinstance(obj, dict) or set(obj) - {"players", "cap", "modules"}:
             raise ConfigError(f"config: expected an object with players, cap, modules; got {obj!r}")
-        return cls(obj.get("players", 2), obj.get("cap", pos.DEFAULT_CAP), tuple(obj.get("modules", ())))
+        mods = obj.get("modules", [])
+        if not isinstance(mods, list):
+            raise ConfigError(f"config.modules: expected a list of module names, got {mods!r}")
+        return cls(obj.get("players", 2), obj.get("cap", pos.DEFAULT_CAP), tuple(mods))
 
 
 @dataclass(frozen=True)
 class Result:
     """How a finished game ended. `winners` is empty when the game did not finish normally (the
-    safety cap, or every player passing in a row): such a game is a draw, never a win."""
+    safety cap, or every player passing in a row): such a game is a draw, never a win. In a Cities
+    game the normal end ("points") is the round the first city was claimed in, and the city
+    holders rank first (docs/MODULES.md)."""
 
-    reason: str          # "points", "cap" or "stalemate"
+    reason: str          # "points" (the normal end), "cap" or "stalemate"
     points: tuple[int, ...]
     cards: tuple[int, ...]
-    ranks: tuple[int, ...]   # 1 = best; ties (points, then fewest cards) share a rank
+    ranks: tuple[int, ...]   # 1 = best; ties (cities held, points, then fewest cards) share a rank
     winners: tuple[int, ...]
 
     def to_json(self) -> dict:
@@ -76,10 +105,17 @@ class Result:
                 "ranks": list(self.ranks), "winners": list(self.winners)}
 
 
+def _ranks(core: Core, points, cards) -> tuple[int, ...]:
+    if hasattr(core, "ranks"):
+        return tuple(core.ranks())
+    seats = core.to_dict()["seats"]
+    keys = [(-bool(s.get("cities")), -p, c) for s, p, c in zip(seats, points, cards)]
+    return tuple(1 + sum(k < mine for k in keys) for mine in keys)
+
+
 def _result(core: Core) -> Result:
     points, cards = tuple(core.points()), tuple(core.ncards())
-    keys = [(-p, c) for p, c in zip(points, cards)]
-    ranks = tuple(1 + sum(k < mine for k in keys) for mine in keys)
+    ranks = _ranks(core, points, cards)
     reason = END_REASONS[core.over]
     winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == "points" else ()
     return Result(reason, points, cards, ranks, winners)
@@ -87,7 +123,9 @@ def _result(core: Core) -> Result:
 
 @dataclass(frozen=True)
 class Seat:
-    """One player's public holdings (reserved cards as ids; None where hidden from the viewer)."""
+    """One player's public holdings (reserved cards as ids; None where hidden from the viewer),
+    with the module elements: claimed cities, trading-post powers, jokers as (card, colour), held
+    nobles (Orient) and strongholds in hand."""
 
     tokens: tuple[int, ...]
     cards: tuple[int, ...]
@@ -95,17 +133,27 @@ class Seat:
     reserved_levels: tuple[int, ...]
     reserved_blind: tuple[bool, ...]
     nobles: tuple[int, ...]
+    cities: tuple[int, ...] = ()
+    posts: tuple[int, ...] = ()
+    jokers: tuple[tuple[int, int], ...] = ()
+    held_nobles: tuple[int, ...] = ()
+    strongholds: int = 0
+    reserved_orient: tuple[bool, ...] = ()
 
     @property
     def bonuses(self) -> tuple[int, ...]:
-        b = [0] * 5
-        for c in self.cards:
-            b[CARDS[c].bonus] += 1
-        return tuple(b)
+        """Bonuses per colour: a double bonus counts 2, a joker 1 of the colour it joined."""
+        return tuple(pos.bonuses(self.cards, self.jokers))
 
     @property
     def points(self) -> int:
-        return sum(CARDS[c].points for c in self.cards) + sum(NOBLES[n].points for n in self.nobles)
+        return (sum(CARDS[c].points for c in self.cards) + sum(NOBLES[n].points for n in self.nobles)
+                + pos.post_points(self.posts))
+
+    @property
+    def gold_cards(self) -> tuple[int, ...]:
+        """Orient gold cards held (each stands for 2 gold when paying)."""
+        return tuple(c for c in self.cards if "gold2" in CARDS[c].abilities)
 
 
 class LegalMoves:
@@ -158,17 +206,43 @@ class _Game:
         return tuple(self._fields()["bank"])
 
     @property
+    def module(self) -> str | None:
+        """The Cities of Splendor module played, None for the base game."""
+        return pos.module_name(self._fields().get("modules", 0))
+
+    @property
     def market(self) -> tuple[tuple[int | None, ...], ...]:
-        """Face-up cards per level (level 1 first), four slots each, None for an empty slot."""
-        return tuple(tuple(row[:4]) for row in self._fields()["market"])
+        """Face-up cards per level (level 1 first), None for an empty slot: four slots each, six
+        with the Orient (slots 5-6 hold the Orient cards)."""
+        nslots = pos.geometry(self.module)[0]
+        return tuple(tuple(row[:nslots]) for row in self._fields()["market"])
 
     @property
     def deck_sizes(self) -> tuple[int, ...]:
-        return tuple(len(d) for d in self._fields()["decks"][:3])
+        """Cards left per deck: levels 1-3, then (Orient) the Orient decks of levels 1-3."""
+        return tuple(len(d) for d in self._fields()["decks"][:pos.geometry(self.module)[1]])
 
     @property
     def nobles(self) -> tuple[int, ...]:
         return tuple(self._fields()["nobles"])
+
+    @property
+    def cities(self) -> tuple[int, ...]:
+        """The Cities: the face-up city ids, not yet claimed."""
+        return tuple(sorted(self._fields().get("cities", [])))
+
+    @property
+    def discard(self) -> tuple[int, ...]:
+        """The Orient: the cards out of the game (sacrificed, spent gold cards)."""
+        return tuple(sorted(self._fields().get("discard", [])))
+
+    @property
+    def strongholds(self) -> dict[int, tuple[int, int]]:
+        """The Strongholds: face-up card id -> (owner seat, count), in market order."""
+        d = self._fields()
+        sh = d.get("strongholds") or []
+        return {card: tuple(sh[lv][sl]) for lv, row in enumerate(d["market"]) for sl, card in enumerate(row)
+                if card is not None and lv < len(sh) and sh[lv][sl]}
 
     @property
     def seats(self) -> tuple[Seat, ...]:
@@ -176,8 +250,12 @@ class _Game:
         for s in self._fields()["seats"]:
             res = s["reserved"]
             out.append(Seat(tuple(s["tokens"]), tuple(s["cards"]), tuple(c for c, _ in res),
-                            tuple((CARDS[c].level if c is not None else d + 1) for c, d in res),
-                            tuple(d is not None for _, d in res), tuple(s["nobles"])))
+                            tuple((CARDS[c].level if c is not None else d % NLEV + 1) for c, d in res),
+                            tuple(d is not None for _, d in res), tuple(s["nobles"]),
+                            tuple(sorted(s.get("cities", []))), tuple(sorted(s.get("posts", []))),
+                            tuple(sorted((c, col) for c, col in s.get("jokers", []))),
+                            tuple(sorted(s.get("held", []))), s.get("sh_hand", 0),
+                            tuple((CARDS[c].orient if c is not None else d >= NLEV) for c, d in res)))
         return tuple(out)
 
     @property
@@ -198,15 +276,17 @@ class _Game:
         return LegalMoves(self._legal)
 
     def parse_move(self, text: str) -> Move:
-        """Parse a move and check it is legal here. A missing noble is filled in when only one
-        noble can visit."""
+        """Parse a move and check it is legal here. A missing noble (or city) is filled in when
+        only one can visit (be claimed)."""
         move = Move.parse(text)
         table = self.legal_moves._table
         if move in table:
             return move
-        if move.noble is None:
-            cands = [m for m in table if m.noble is not None and
-                     Move(m.kind, m.gems, m.card, m.level, m.returns) == move]
+        if move.noble is None or move.city is None:
+            bare = move.without(NOBLE, CITY)
+            cands = [m for m in table if m.without(NOBLE, CITY) == bare
+                     and (move.noble is None or m.noble == move.noble)
+                     and (move.city is None or m.city == move.city)]
             if len(cands) == 1:
                 return cands[0]
         raise IllegalMoveError(self._why_illegal(move))
@@ -217,16 +297,31 @@ class _Game:
         same_action = [m for m in self.legal_moves if m.action == move.action]
         if not same_action:
             return f"{move}: the action {move.action} is not legal for seat {self.to_move} here"
+
+        def follow(m):
+            return tuple(d for d in m.decisions if d[0] not in (RETURN, NOBLE, CITY))
+        follows = sorted({follow(m) for m in same_action}, key=lambda f: [_fragment(*d) for d in f])
+        if follow(move) not in follows:
+            shown = ["/".join(_fragment(*d) for d in f) or "(none)" for f in follows]
+            more = f" (and {len(shown) - 8} more)" if len(shown) > 8 else ""
+            return (f"{move}: the decisions after {move.action} must be one of: {', '.join(shown[:8])}{more}")
+        same_action = [m for m in same_action if follow(m) == follow(move)]
         returns = sorted({m.returns for m in same_action})
         if move.returns not in returns:
             need = len(returns[0])
             if need == 0:
                 return f"{move}: no tokens need returning after {move.action}"
             return f"{move}: {move.action} leaves {10 + need} tokens, so exactly {need} must be returned from what the player holds"
-        nobles = sorted({m.noble for m in same_action if m.returns == move.returns and m.noble is not None})
-        if not nobles:
-            return f"{move}: no noble visits after this turn"
-        return f"{move}: the noble must be one of {', '.join(f'n{n}' for n in nobles)}"
+        same_action = [m for m in same_action if m.returns == move.returns]
+        nobles = sorted({m.noble for m in same_action if m.noble is not None})
+        if not any(m.noble == move.noble for m in same_action):
+            if not nobles:
+                return f"{move}: no noble visits after this turn"
+            return f"{move}: the noble must be one of {', '.join(f'n{n}' for n in nobles)}"
+        cities = sorted({m.city for m in same_action if m.noble == move.noble and m.city is not None})
+        if not cities:
+            return f"{move}: no city is claimed after this turn"
+        return f"{move}: the city must be one of {', '.join(f'c{c}' for c in cities)}"
 
     def describe(self, move: Move | str) -> str:
         """A plain-English sentence for a legal move, from the mover's point of view. Seats are
@@ -248,18 +343,44 @@ class _Game:
         elif move.kind == RESERVE:
             text = f"{who} reserves {_card_phrase(move.card)}" + self._gold_clause()
         elif move.kind == RESERVE_DECK:
-            text = f"{who} reserves the top card of the level-{move.level} deck" + self._gold_clause()
+            deck = "Orient " if move.orient else ""
+            text = f"{who} reserves the top card of the {deck}level-{move.level} deck" + self._gold_clause()
         elif move.kind == BUY:
             where = " from their hand" if move.card in seat.reserved else ""
-            text = f"{who} buys {_card_phrase(move.card)}{where}, paying {self._payment(seat, move.card)}"
+            if CARDS[move.card].sacrifice is not None:
+                cards = [v for t, v in move.decisions if t == DISCARD]
+                text = (f"{who} buys {_card_phrase(move.card)}{where}, discarding "
+                        f"{_join([f'card #{c}' for c in cards])} as its price")
+            else:
+                text = f"{who} buys {_card_phrase(move.card)}{where}, paying {self._payment(seat, move.card)}"
         else:
             text = f"{who} passes (no legal action)"
-        if move.returns:
-            text += f", then returns {_token_phrase(move.returns)}"
-        if move.noble is not None:
-            noble = NOBLES[move.noble]
-            req = _join([f"{n} {COLOURS[c]}" for c, n in enumerate(noble.requirement) if n])
-            text += f", and is visited by noble {move.noble} ({req} bonuses, {noble.points} points)"
+        for tag, value in move.decisions:
+            if tag == RETURN:
+                text += f", then returns {_token_phrase(value)}"
+            elif tag == NOBLE:
+                noble = NOBLES[value]
+                req = _join([f"{n} {COLOURS[c]}" for c, n in enumerate(noble.requirement) if n])
+                text += f", and is visited by noble {value} ({req} bonuses, {noble.points} points)"
+            elif tag == JOKER:
+                text += f", attaching the joker to their {COLOURS[value]} cards"
+            elif tag == HOLD:
+                text += f", reserves noble {value} for themselves"
+            elif tag == FREE:
+                text += f", takes {_card_phrase(value)} free"
+            elif tag == PLACE:
+                text += f", places a stronghold on card #{value}"
+            elif tag == SH_MOVE:
+                text += f", moves a stronghold from card #{value[0]} to card #{value[1]}"
+            elif tag == REMOVE:
+                text += f", removes an opponent's stronghold from card #{value}"
+            elif tag == CONQUER:
+                text += (f", then conquers {_card_phrase(value)} (all 3 of their strongholds stand on it), paying "
+                         f"{self._payment(seat, value)}")
+            elif tag == GEM:
+                text += f", takes an extra {COLOURS[value]} gem (trading post)"
+            elif tag == CITY:
+                text += f", and claims {CITIES[value]}"
         return text + "."
 
     def _gold_clause(self) -> str:
@@ -267,15 +388,25 @@ class _Game:
 
     @staticmethod
     def _payment(seat: Seat, card: int) -> str:
+        """What the engine spends (docs/MODULES.md, "Payment"): coloured gems first, then gold
+        tokens (each covering 2 missing gems of a colour with trading-post power 2), then gold
+        cards (Orient), each spent whole."""
         paid = []
         gold = 0
+        bonuses = seat.bonuses
         for c in range(5):
-            need = max(0, CARDS[card].cost[c] - seat.bonuses[c])
+            need = max(0, CARDS[card].cost[c] - bonuses[c])
             use = min(need, seat.tokens[c])
-            gold += need - use
+            missing = need - use
+            gold += (missing + 1) // 2 if 2 in seat.posts else missing
             paid += [c] * use
-        paid += [5] * gold
-        return _token_phrase(paid) if paid else "nothing (their bonuses cover the cost)"
+        tokens = min(gold, seat.tokens[5])
+        paid += [5] * tokens
+        cards = seat.gold_cards[:(gold - tokens + 1) // 2]
+        if not paid and not cards:
+            return "nothing (their bonuses cover the cost)"
+        parts = ([_token_phrase(paid)] if paid else []) + [f"gold card #{c}" for c in cards]
+        return _join(parts)
 
 
 def _join(items: list[str]) -> str:
@@ -285,7 +416,15 @@ def _join(items: list[str]) -> str:
 def _card_phrase(card: int) -> str:
     c = CARDS[card]
     pts = f", {c.points} point{'s' if c.points != 1 else ''}" if c.points else ""
-    return f"card #{card} (level {c.level}, {COLOURS[c.bonus]} bonus{pts})"
+    if "gold2" in c.abilities:
+        kind = "a gold card worth 2 gold"
+    elif "joker" in c.abilities:
+        kind = "joker"
+    else:
+        kind = f"{'double ' if c.bonus_count == 2 else ''}{COLOURS[c.bonus]} bonus"
+    extra = [a.replace("_", " ") for a in c.abilities if a not in ("gold2", "joker", "double_bonus")]
+    extra_text = f", {', '.join(extra)}" if extra else ""
+    return f"card #{card} (level {c.level}{' Orient' if c.orient else ''}, {kind}{pts}{extra_text})"
 
 
 def _token_phrase(tokens) -> str:
@@ -309,13 +448,56 @@ def _main_move(d: dict, a: int) -> Move:
         i = a - A_RES_SLOT
         return Move(RESERVE, card=d["market"][i // NSLOT][i % NSLOT])
     if a < A_BUY_SLOT:
-        return Move(RESERVE_DECK, level=a - A_RES_DECK + 1)
+        deck = a - A_RES_DECK
+        return Move(RESERVE_DECK, level=deck % NLEV + 1, orient=deck >= NLEV)
     if a < A_BUY_HAND:
         i = a - A_BUY_SLOT
         return Move(BUY, card=d["market"][i // NSLOT][i % NSLOT])
     if a < A_PASS:
         return Move(BUY, card=d["seats"][d["to_move"]]["reserved"][a - A_BUY_HAND][0])
     return Move(PASS)
+
+
+def _slot_card(c: Core, i: int) -> int:
+    return c.to_dict()["market"][i // NSLOT][i % NSLOT]
+
+
+def _decision(c: Core, a: int, decisions: tuple) -> tuple:
+    """`decisions` after decision action `a`, taken in `c` (before it is applied). Noble and city
+    choices add nothing here: the visits are read back from the seat at the end of the turn."""
+    if A_RETURN <= a < A_NOBLE:
+        if decisions and decisions[-1][0] == RETURN:
+            return decisions[:-1] + ((RETURN, decisions[-1][1] + (a - A_RETURN,)),)
+        return decisions + ((RETURN, (a - A_RETURN,)),)
+    if A_NOBLE <= a < A_BASE_END or A_CITY <= a < NUM_ACTIONS or a == A_DECLINE:
+        return decisions
+    if A_JOKER <= a < A_HOLD:
+        return decisions + ((JOKER, a - A_JOKER),)
+    if A_HOLD <= a < A_FREE:
+        return decisions + ((HOLD, a - A_HOLD),)
+    if A_FREE <= a < A_SACRIFICE:
+        return decisions + ((FREE, _slot_card(c, a - A_FREE)),)
+    if A_SACRIFICE <= a < A_SH_PLACE:
+        return decisions + ((DISCARD, a - A_SACRIFICE),)
+    if A_SH_PLACE <= a < A_SH_FROM:
+        return decisions + ((PLACE, _slot_card(c, a - A_SH_PLACE)),)
+    if A_SH_FROM <= a < A_SH_TO:   # completed by the A_SH_TO that follows
+        return decisions + ((SH_MOVE, (_slot_card(c, a - A_SH_FROM), None)),)
+    if A_SH_TO <= a < A_SH_REMOVE:
+        tag, (frm, _) = decisions[-1]
+        assert tag == SH_MOVE, decisions
+        return decisions[:-1] + ((SH_MOVE, (frm, _slot_card(c, a - A_SH_TO))),)
+    if A_SH_REMOVE <= a < A_CONQUER:
+        return decisions + ((REMOVE, _slot_card(c, a - A_SH_REMOVE)),)
+    if a == A_CONQUER:
+        d = c.to_dict()
+        mine = [d["market"][lv][sl] for lv, row in enumerate(d["strongholds"]) for sl, e in enumerate(row)
+                if e and e[0] == d["to_move"] and e[1] == 3]
+        assert len(mine) == 1, d["strongholds"]
+        return decisions + ((CONQUER, mine[0]),)
+    if A_GEM <= a < A_CITY:
+        return decisions + ((GEM, a - A_GEM),)
+    raise ValueError(f"action {a} is not a decision")
 
 
 def _expand(core: Core) -> dict[Move, tuple[int, ...]]:
@@ -326,20 +508,22 @@ def _expand(core: Core) -> dict[Move, tuple[int, ...]]:
     d = core.to_dict()
     seat = core.to_move
     nobles_before = set(d["seats"][seat]["nobles"])
+    cities_before = set(d["seats"][seat].get("cities", ()))
 
-    def walk(c: Core, main: Move, returns: tuple, actions: tuple):
+    def walk(c: Core, main: Move, decisions: tuple, actions: tuple):
         if c.phase == 0 or c.over:
-            got = set(c.to_dict()["seats"][seat]["nobles"]) - nobles_before
-            noble = got.pop() if got else None
-            out[Move(main.kind, main.gems, main.card, main.level, returns, noble)] = actions
+            after = c.to_dict()["seats"][seat]
+            for noble in set(after["nobles"]) - nobles_before:
+                decisions = decisions + ((NOBLE, noble),)
+            for city in set(after.get("cities", ())) - cities_before:
+                decisions = decisions + ((CITY, city),)
+            move = Move(main.kind, main.gems, main.card, main.level, orient=main.orient, decisions=decisions)
+            out.setdefault(move, actions)
             return
         for a in c.legal_actions():
             nxt = c.copy()
             nxt.apply(a)
-            if a >= A_NOBLE:  # the chosen noble is read back from the seat when the turn ends
-                walk(nxt, main, returns, actions + (a,))
-            else:
-                walk(nxt, main, returns + (a - A_RETURN,), actions + (a,))
+            walk(nxt, main, _decision(c, a, decisions), actions + (a,))
 
     for a in core.legal_actions():
         c = core.copy()
@@ -377,7 +561,14 @@ class State(_Game):
         if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
             raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
         st = cls.__new__(cls)
-        st._core = Core.new(config.players, seed, first_player, config.cap)
+        if config.modules:
+            try:
+                st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
+            except TypeError:
+                raise ConfigError(f"module {config.module!r}: this build of the engine does not play the "
+                                  f"Cities of Splendor modules yet") from None
+        else:
+            st._core = Core.new(config.players, seed, first_player, config.cap)
         st._legal = None
         st._stack = []
         return st
@@ -404,7 +595,9 @@ class State(_Game):
 
     @property
     def config(self) -> Config:
-        return Config(self._core.nplayers, self._fields()["cap"])
+        d = self._fields()
+        module = pos.module_name(d.get("modules", 0))
+        return Config(self._core.nplayers, d["cap"], (module,) if module else ())
 
     def position(self) -> str:
         return pos.to_text(self._fields())

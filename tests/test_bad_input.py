@@ -28,7 +28,7 @@ from splendor_ai import (CARDS, Config, ConfigError, IllegalMoveError, Move, Not
     ("+kkb", "colours must be in the order"),
     ("+www", "take 1-3 different colours or two of one colour"),
     ("+wwb", "take 1-3 different colours or two of one colour"),
-    ("r90", "card 90 does not exist"),
+    ("r120", "card 120 does not exist"),
     ("b123", "card 123 does not exist"),
     ("rL0", "deck level must be 1, 2 or 3"),
     ("rL4", "deck level must be 1, 2 or 3"),
@@ -138,7 +138,8 @@ def test_the_base_position_is_valid():
 
 @pytest.mark.parametrize("text, message", [
     ("", "it must start with 'SPN1'"),
-    (GOOD.replace("SPN1", "SPN2"), "it must start with 'SPN1'"),
+    (GOOD.replace("SPN1", "SPN2"), "an SPN2 position names its module"),
+    (GOOD.replace("SPN1", "SPN3"), "it must start with 'SPN1'"),
     ("SPN1 2 444445", "at least 9 fields"),
     (" ".join(GOOD.split()[:-1]), "a 2-player position has 9 fields, got 8"),
     (GOOD + " 000000:-:-:-", "a 2-player position has 9 fields, got 10"),
@@ -236,7 +237,8 @@ DELETE = object()
 
 
 @pytest.mark.parametrize("path, value, message", [
-    (("format",), "splendor-position/2", "format must be 'splendor-position/1'"),
+    (("format",), "splendor-position/2", "expected one of cities, orient, posts, strongholds"),
+    (("format",), "splendor-position/3", "format must be 'splendor-position/1'"),
     (("format",), DELETE, "position: missing 'format'"),
     (("foo",), 1, "unknown field(s) ['foo']"),
     (("options", "foo"), 1, "only 'cap' is known"),
@@ -334,8 +336,8 @@ def test_hidden_json_is_a_view_not_a_state():
     (dict(cap=10.0), "got 10.0"),
     (dict(cap=True), "got True"),
     (dict(modules=("seafarers",)), "unknown module 'seafarers'; the modules are cities, orient, "
-                                   "trading_posts, strongholds"),
-    (dict(modules=("cities",)), "module 'cities' is not implemented yet"),
+                                   "posts, strongholds"),
+    (dict(modules=("cities", "orient")), "one module at most"),
 ])
 def test_bad_config(kwargs, message):
     with pytest.raises(ConfigError) as err:
@@ -368,7 +370,7 @@ def test_largest_seed_is_accepted():
     ({"players": 2, "colour": "red"}, "expected an object with players, cap, modules"),
     ([2], "expected an object"),
     ({"players": 7}, "players must be 2, 3 or 4, got 7"),
-    ({"modules": ["orient"]}, "module 'orient' is not implemented yet"),
+    ({"modules": ["orient", "posts"]}, "one module at most"),
 ])
 def test_bad_config_json(obj, message):
     with pytest.raises(ConfigError) as err:
