@@ -279,6 +279,8 @@ def from_text(text: str) -> dict:
                 if not jm or jm[2] not in LETTERS[:5]:
                     raise PositionError(f"seat {i} jokers: {j!r} is not <card><colour letter wbgrk> (e.g. 95g)")
                 jokers.append([int(jm[1]), LETTERS.index(jm[2])])
+            if [c for c, _ in jokers] != sorted({c for c, _ in jokers}):
+                raise PositionError(f"seat {i} jokers: cards must be increasing and distinct, got {extra[0]!r}")
             seat["jokers"] = jokers
             seat["held"] = _sorted_ids(extra[1], f"seat {i} held nobles")
         elif module == "posts":
