@@ -63,7 +63,8 @@ from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_RES_DECK, A_RES_SLOT, DECKCAP, END_POINTS, MAXLEGAL, MAXP, NLEV,
     NREG, NSLOT, PH_MAIN, PH_RETURN, Core, Rng, State, Tables, action_key, apply_action, determinize,
     get_tables, legal_actions, rng_below, rng_next, rng_seed)
-from splendor_ai._policy cimport NWEIGHTS, Weights, eval_state, score_actions, terminal_values
+from splendor_ai._engine cimport A_BASE_END, A_CONQUER, A_FREE, A_SACRIFICE, NDECK, TASK_REFILL
+from splendor_ai._policy cimport NWEIGHTS, Weights, eval_state, fill_weights, score_actions, terminal_values
 
 cdef const Tables* T = get_tables()
 
@@ -72,7 +73,7 @@ cdef enum:
     ALGO_MAXN = 1
     MAXDETS = 64
     MAXPLY = 256      # actions on one path: depth (turns) x at most 5 actions a turn
-    MAXSEQ = 8        # actions of one whole turn: main + at most 3 returns + noble
+    MAXSEQ = 24       # actions of one whole turn: main + at most 3 returns + noble (+ module decisions)
     MAXDEPTH = 40
     MAXCHANCE = 64
     MAXTOP = 64       # root_exact: at most this many moves with exact values (0: all of them)
@@ -165,6 +166,41 @@ cdef inline int draw_deck(const State* s, int a) noexcept nogil:
     sl = i % NSLOT
     i = lv if sl < NREG else NLEV + lv
     return i if s.deck_len[i] > 0 else -1
+
+
+cdef int module_draw_deck(const State* s, int a) noexcept nogil:
+    """Cities of Splendor decisions that draw a card: an Orient free card refills its slot at once;
+    a conquest's slot is refilled after that purchase's stronghold action, so whichever action
+    resolves a pending TASK_REFILL draws (found by applying it to a copy). Returns the deck, or
+    -1 (also when one action would draw twice: then the world's deck order stands)."""
+    cdef int i, lv, sl, d, found = -1
+    cdef bint refill = a == A_CONQUER
+    cdef State c
+    if a >= A_FREE and a < A_SACRIFICE:
+        i = a - A_FREE
+        lv = i // NSLOT
+        sl = i % NSLOT
+        i = lv if sl < NREG else NLEV + lv
+        if s.deck_len[i] == 0:
+            return -1
+        for d in range(s.ntodo):   # a free card's chain might reach a pending refill too
+            if s.todo[d] == TASK_REFILL:
+                refill = True
+        if not refill:
+            return i
+    for d in range(s.ntodo):
+        if s.todo[d] == TASK_REFILL:
+            refill = True
+    if not refill:
+        return -1
+    memcpy(&c, s, sizeof(State))
+    apply_action(&c, a)
+    for d in range(NDECK):
+        if c.deck_len[d] != s.deck_len[d]:
+            if found >= 0 or c.deck_len[d] != s.deck_len[d] - 1:
+                return -1
+            found = d
+    return found
 
 
 cdef class Search:
@@ -265,6 +301,7 @@ cdef class Search:
             self.tt_mask = ((<uint64_t>1) << tt_bits) - 1
         self.tt_hits = 0
         weights = p.pop("weights")
+        module_weights = p.pop("module_weights", None)
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
         if self.algo not in (ALGO_PARANOID, ALGO_MAXN):
@@ -279,6 +316,7 @@ cdef class Search:
             raise ValueError(f"expected {NWEIGHTS} evaluation weights")
         for i in range(NWEIGHTS):
             self.wt.w[i] = weights[i]
+        fill_weights(&self.wt, weights, module_weights)
         self.win = self.eval_bound + 2
         self.bound = self.win
         memcpy(&self.root, &view.s, sizeof(State))
@@ -458,7 +496,7 @@ cdef class Search:
             return 0
         if s.over:
             return self.terminal_score(s, self.seat)
-        if depth <= 0 and s.phase == PH_MAIN and nforced == 0:
+        if (depth <= 0 and s.phase == PH_MAIN and nforced == 0) or ply >= MAXPLY - 2:
             eval_state(s, &self.wt, e)
             return self.leaf_score(e, self.seat)
         key = mix(state_hash(s), self.whash)
@@ -525,6 +563,8 @@ cdef class Search:
         cdef float lb[MAXCHANCE]
         cdef int d = draw_deck(s, a), n = 0, i, j, cd
         cdef float v, lo, hi, total = 0, sum_ub, sum_lb, U = self.bound, L = -self.bound
+        if d < 0 and s.modules and a >= A_BASE_END:
+            d = module_draw_deck(s, a)
         if d >= 0:
             n = self.outcomes(s, d, h, outs)
         if n == 0:
@@ -555,6 +595,7 @@ cdef class Search:
                         memcpy(&c, s, sizeof(State))
                         self.put_on_top(&c, d, outs[i])
                         apply_action(&c, a)
+                        cd = depth - (c.turn - s.turn)
                     v = self.ab(&c, cd, L - 1, hi, ply + 1, forced, 0, 1)
                     if self.aborted:
                         return 0
@@ -572,6 +613,7 @@ cdef class Search:
                         memcpy(&c, s, sizeof(State))
                         self.put_on_top(&c, d, outs[i])
                         apply_action(&c, a)
+                        cd = depth - (c.turn - s.turn)
                     v = self.ab(&c, cd, lo, U + 1, ply + 1, forced, 0, 1)
                     if self.aborted:
                         return 0
@@ -594,6 +636,7 @@ cdef class Search:
             memcpy(&c, s, sizeof(State))
             self.put_on_top(&c, d, outs[i])
             apply_action(&c, a)
+            cd = depth - (c.turn - s.turn)
             v = self.ab(&c, cd, lo, hi, ply + 1, forced, nforced, 0)
             if self.aborted:
                 return 0
@@ -633,7 +676,7 @@ cdef class Search:
             for q in range(self.nplayers):
                 out[q] = self.terminal_score(s, q)
             return
-        if depth <= 0 and s.phase == PH_MAIN and nforced == 0:
+        if (depth <= 0 and s.phase == PH_MAIN and nforced == 0) or ply >= MAXPLY - 2:
             eval_state(s, &self.wt, e)
             for q in range(self.nplayers):
                 out[q] = self.leaf_score(e, q)
@@ -666,6 +709,8 @@ cdef class Search:
         cdef int8_t outs[MAXCHANCE]
         cdef float v[MAXP]
         cdef int d = draw_deck(s, a), n = 0, i, j, q
+        if d < 0 and s.modules and a >= A_BASE_END:
+            d = module_draw_deck(s, a)
         if d >= 0:
             n = self.outcomes(s, d, h, outs)
         if n == 0:

@@ -20,7 +20,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from splendor_ai._engine cimport (
     MAXLEGAL, MAXP, NKEYS, Core, Rng, State, action_key, apply_action, determinize, legal_actions,
     random_playout, rng_next, rng_seed)
-from splendor_ai._policy cimport NWEIGHTS, Weights, policy_playout, score_actions, win_probs
+from splendor_ai._policy cimport NWEIGHTS, Weights, fill_weights, policy_playout, score_actions, win_probs
 
 cdef enum:
     MODE_ISMCTS = 0
@@ -99,12 +99,14 @@ cdef class Search:
         self.prm.cutoff = p.pop("cutoff")
         self.prm.eval_scale = p.pop("eval_scale")
         weights = p.pop("weights")
+        module_weights = p.pop("module_weights", None)
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
         if len(weights) != NWEIGHTS:
             raise ValueError(f"expected {NWEIGHTS} evaluation weights")
         for i in range(NWEIGHTS):
             self.prm.weights.w[i] = weights[i]
+        fill_weights(&self.prm.weights, weights, module_weights)
         self.ntrees = dets if mode == MODE_PIMC else 1
         if not 1 <= self.ntrees <= MAXDETS:
             raise ValueError(f"dets must be 1-{MAXDETS}")

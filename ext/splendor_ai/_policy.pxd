@@ -4,11 +4,14 @@ from splendor_ai._engine cimport State, Rng, MAXP, NCOL
 
 cdef enum:
     NWEIGHTS = 10
+    NMWEIGHTS = 12    # Cities of Splendor module terms (evaluation.py MODULE_NAMES)
 
 # evaluation weights, in this order (see splendor_ai/players/evaluation.py for their meaning)
 ctypedef struct Weights:
     float w[NWEIGHTS]
+    float m[NMWEIGHTS]   # module terms; read only when State.modules is set
 
+cdef int fill_weights(Weights* wt, object weights, object module_weights) except -1
 cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil
 cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) noexcept nogil
 cdef void terminal_values(const State* s, float* out) noexcept nogil

@@ -12,6 +12,11 @@ from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
     A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
     Player, Rng, State, Tables, apply_action, final_ranks, get_tables, legal_actions, rng_below, rng_next)
+from splendor_ai._engine cimport (
+    A_CITY, A_CONQUER, A_FREE, A_GEM, A_HOLD, A_JOKER, A_SACRIFICE, A_SH_FROM, A_SH_PLACE, A_SH_REMOVE,
+    A_SH_TO, AB_GOLD2, AB_HOLD, AB_JOKER, AB_SACRIFICE, AB_TAKE1, AB_TAKE2, MOD_CITIES, MOD_ORIENT,
+    MOD_POSTS, MOD_STRONGHOLDS, NCITY_UP, NPOSTS, NSTRONG, PH_CITY, PH_CONQUER, PH_FREE, PH_GEM, PH_HOLD,
+    PH_JOKER, PH_SACRIFICE, PH_SH, PH_SH_TO, POST_FIVE, POST_PER_ARMS, can_afford)
 
 cdef extern from *:
     int ctz "__builtin_ctz"(unsigned int x) nogil
@@ -91,6 +96,8 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
         out[i] = (wt.w[0] * p.points + wt.w[1] * bonuses + wt.w[2] * noble_progress(s, p)
                   + wt.w[3] * gems + wt.w[4] * p.tokens[GOLD] + wt.w[5] * res + wt.w[6] * best
                   + wt.w[7] * (s.to_move == i))
+        if s.modules:
+            out[i] += module_eval(s, wt, i, best)
 
 
 cdef void terminal_values(const State* s, float* out) noexcept nogil:
@@ -159,6 +166,8 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
     if s.phase == PH_NOBLE:   # every noble is worth the same 3 points
         for i in range(n):
             scores[i] = 1.0
+            if (p.held >> (acts[i] - A_NOBLE)) & 1:
+                scores[i] = 0.5   # Orient: a held noble stays this player's; take a face-up one first
         return 0
     for c in range(NCOL):
         need[c] = 0
@@ -177,6 +186,8 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
         mx = 1.0 / mx
         for c in range(NCOL):
             need[c] *= mx
+    if s.phase > PH_NOBLE:   # a Cities of Splendor decision
+        return decision_scores(s, p, acts, n, scores, need)
     for i in range(n):
         a = acts[i]
         if a < A_TAKE2D:
@@ -200,6 +211,9 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
             sc = 3.0 + 1.5 * T.points[card]
             col = T.bonus[card]
             m = s.nobles
+            if s.modules:   # Orient cards (gold and joker cards have no colour), held nobles, cities
+                sc = module_card_score(s, p, card)
+                m = 0
             while m:   # each face-up noble still short of this colour
                 k = ctz(m)
                 m &= m - 1
@@ -247,18 +261,343 @@ cdef int policy_playout(State* s, Rng* r, float eps, int max_turns) noexcept nog
     return count
 
 
+# -- Cities of Splendor modules (docs/MODULES.md): evaluation terms and decision scores ---------
+# Everything below is reached only when State.modules is set; base-game values and scores never
+# pass through it. Module weights (Weights.m) are documented in splendor_ai/players/evaluation.py.
+
+cdef enum:
+    MW_CITY_PROGRESS = 0
+    MW_CITY_CLAIMED = 1
+    MW_HELD_NOBLE = 2
+    MW_GOLD_CARDS = 3
+    MW_POST_PROGRESS = 4
+    MW_POST_HELD = 5
+    MW_SH_BLOCKED = 6
+    MW_SH_OWN = 7
+    MW_SH_CONQUEST = 8
+
+# non-point value of the trading-post powers (in units of MW_POST_HELD): a gem after each
+# purchase, a gem with each double take, gold worth two
+cdef float POST_UTIL[NPOSTS]
+POST_UTIL[0] = 2.0
+POST_UTIL[1] = 1.0
+POST_UTIL[2] = 1.0
+POST_UTIL[3] = 0.0
+POST_UTIL[4] = 0.0
+
+
+cdef inline int popcount8(unsigned int x) noexcept nogil:
+    cdef int k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
+cdef inline int gold_worth(const Player* p) noexcept nogil:
+    """Gold the player can pay with: tokens, and 2 per Orient gold card."""
+    return p.tokens[GOLD] + 2 * p.goldcards
+
+
+cdef inline bint open_to(const State* s, int lv, int sl, int seat) noexcept nogil:
+    """Strongholds: may `seat` buy or reserve that market card?"""
+    return s.sh[lv][sl] == 0 or (s.sh[lv][sl] >> 2) == seat
+
+
+cdef inline float want(const Player* p, int card) noexcept nogil:
+    """How much the player wants a card: its points (and a bonus) over the gems still missing."""
+    cdef int sf = shortfall(p, card) - gold_worth(p)
+    if sf < 0:
+        sf = 0
+    return (1.0 + T.points[card] + (T.bonus_n[card] - 1 if T.bonus_n[card] > 1 else 0)) / (1.0 + sf)
+
+
+cdef float noble_share(const Player* p, int k) noexcept nogil:
+    cdef int c, have = 0, req = 0
+    for c in range(NCOL):
+        req += T.noble_req[k][c]
+        have += p.bonus[c] if p.bonus[c] < T.noble_req[k][c] else T.noble_req[k][c]
+    return <float>have / req
+
+
+cdef float city_share(const Player* p, int city) noexcept nogil:
+    """Share of a city's requirement met: prestige counts per point, a bonus as 2 points."""
+    cdef int c, P = T.city_prestige[city], N = T.city_same[city], have = 0, req = 0, same = 0, x
+    for c in range(NCOL):
+        req += T.city_req[city][c]
+        have += p.bonus[c] if p.bonus[c] < T.city_req[city][c] else T.city_req[city][c]
+        if N > 0 and T.city_req[city][c] == 0:
+            x = p.bonus[c] if p.bonus[c] < N else N
+            if x > same:
+                same = x
+    x = p.points if p.points < P else P
+    return (x + 2.0 * (have + same)) / (P + 2.0 * (req + N))
+
+
+cdef float post_share(const Player* p, int j) noexcept nogil:
+    cdef int c, have = 0, req = 0
+    for c in range(NCOL):
+        req += T.post_req[j][c]
+        have += p.bonus[c] if p.bonus[c] < T.post_req[j][c] else T.post_req[j][c]
+    if T.post_nobles[j]:
+        req += 3
+        if p.nobles:
+            have += 3
+    return <float>have / req
+
+
+cdef float module_eval(const State* s, const Weights* wt, int i, int best_base) noexcept nogil:
+    """The module terms of seat i's evaluation, added to the base terms (evaluation.py)."""
+    cdef const Player* p = &s.p[i]
+    cdef const Player* q
+    cdef float v = 0, f, fbest, val
+    cdef int j, k, lv, sl, card, best = 0, owner, cnt
+    cdef unsigned int m
+    # the most points buyable now, by the module's rules: gold cards, trading-post gold, Orient
+    # conditions on acquiring, cards closed by another player's strongholds
+    for j in range(p.nres):
+        card = p.res[j]
+        if card >= 0 and T.points[card] > best and can_afford(p, card):
+            best = T.points[card]
+    for lv in range(NLEV):
+        for sl in range(s.nslots):
+            card = s.market[lv][sl]
+            if card >= 0 and T.points[card] > best and open_to(s, lv, sl, i) and can_afford(p, card):
+                best = T.points[card]
+    v += wt.w[6] * (best - best_base)
+    if s.modules & MOD_CITIES:
+        if p.cities:
+            v += wt.m[MW_CITY_CLAIMED] + wt.m[MW_CITY_PROGRESS]
+        else:
+            fbest = 0
+            for j in range(NCITY_UP):
+                if s.cities[j] > 0:
+                    f = city_share(p, s.cities[j] - 1)
+                    if f > fbest:
+                        fbest = f
+            v += wt.m[MW_CITY_PROGRESS] * fbest * fbest
+    if s.modules & MOD_ORIENT:
+        m = p.held
+        while m:
+            k = ctz(m)
+            m &= m - 1
+            f = noble_share(p, k)
+            v += wt.m[MW_HELD_NOBLE] * 3.0 * f * f
+        v += wt.m[MW_GOLD_CARDS] * p.goldcards
+    if s.modules & MOD_POSTS:
+        for j in range(NPOSTS):
+            if (p.posts >> j) & 1:
+                v += wt.m[MW_POST_HELD] * POST_UTIL[j]
+            else:
+                val = wt.m[MW_POST_HELD] * POST_UTIL[j]
+                if j == POST_FIVE:
+                    val += 5
+                elif j == POST_PER_ARMS:
+                    val += popcount8(p.posts) + 1
+                if (p.posts >> POST_PER_ARMS) & 1:
+                    val += 1   # one more coat of arms for power 4
+                f = post_share(p, j)
+                v += wt.m[MW_POST_PROGRESS] * val * f * f
+    if s.modules & MOD_STRONGHOLDS:
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                cnt = s.sh[lv][sl]
+                card = s.market[lv][sl]
+                if cnt == 0 or card < 0:
+                    continue
+                owner = cnt >> 2
+                cnt &= 3
+                if owner == i:
+                    v += wt.m[MW_SH_OWN] * (cnt * cnt / 9.0) * want(p, card)
+                    if cnt == NSTRONG and can_afford(p, card):
+                        v += wt.m[MW_SH_CONQUEST] * (1.0 + T.points[card])
+                else:
+                    v -= wt.m[MW_SH_BLOCKED] * want(p, card)
+    return v
+
+
+cdef float goal_use(const State* s, const Player* p, int c) noexcept nogil:
+    """What one more bonus of colour c brings towards nobles (face-up and held), cities and
+    trading posts."""
+    cdef float u = 0
+    cdef int k, j
+    cdef unsigned int m = s.nobles | p.held
+    while m:
+        k = ctz(m)
+        m &= m - 1
+        if p.bonus[c] < T.noble_req[k][c]:
+            u += 0.5
+    if s.modules & MOD_CITIES:
+        for j in range(NCITY_UP):
+            k = s.cities[j] - 1
+            if k >= 0:
+                if p.bonus[c] < T.city_req[k][c]:
+                    u += 0.5
+                elif T.city_same[k] > 0 and T.city_req[k][c] == 0 and p.bonus[c] < T.city_same[k]:
+                    u += 0.25
+    if s.modules & MOD_POSTS:
+        for j in range(NPOSTS):
+            if not (p.posts >> j) & 1 and p.bonus[c] < T.post_req[j][c]:
+                u += 0.4
+    return u
+
+
+cdef float module_card_score(const State* s, const Player* p, int card) noexcept nogil:
+    """Action score of acquiring `card` (bought, taken free or conquered) in a module game."""
+    cdef float sc = 3.0 + 1.5 * T.points[card], u, best
+    cdef int col = T.bonus[card], ab = T.ability[card], c
+    if col >= 0:
+        sc += T.bonus_n[card] * (1.0 + goal_use(s, p, col)) - 1.0
+    if ab:
+        if ab & AB_GOLD2:
+            sc -= 1.0   # no bonus: 2 gold for later
+        if ab & AB_JOKER:
+            best = 0
+            for c in range(NCOL):
+                if p.bonus[c] > 0:
+                    u = goal_use(s, p, c)
+                    if u > best:
+                        best = u
+            sc += best
+        if (ab & AB_HOLD) and s.nobles:
+            sc += 1.0
+        if ab & (AB_TAKE1 | AB_TAKE2):
+            sc += 2.0   # a free card
+        if ab & AB_SACRIFICE:
+            sc -= 4.0   # two of the player's cards (and their bonuses) leave the game
+    return sc
+
+
+cdef float opp_want(const State* s, int card) noexcept nogil:
+    cdef int q
+    cdef float w, best = 0
+    for q in range(s.nplayers):
+        if q != s.to_move:
+            w = want(&s.p[q], card)
+            if w > best:
+                best = w
+    return best
+
+
+cdef float place_value(const State* s, const Player* p, int lv, int sl) noexcept nogil:
+    """Value of one more of the mover's strongholds on that card (none of the opponents' there)."""
+    cdef int card = s.market[lv][sl], k = s.sh[lv][sl] & 3
+    cdef float v = want(p, card) * (k + 1) / 3.0
+    if k == 0:
+        v += 0.7 * opp_want(s, card)   # closes the card to the others
+    if k + 1 == NSTRONG and can_afford(p, card):
+        v += 3.0 + 1.5 * T.points[card]   # a conquest this turn
+    return v
+
+
+cdef int decision_scores(const State* s, const Player* p, const int* acts, int n, float* scores,
+                         const float* need) noexcept nogil:
+    """Scores of the options of a module decision (the phases after PH_NOBLE)."""
+    cdef int i, a, j, lv, sl, card, k, owner, best = 0, arg
+    cdef float sc, best_sc = -1e30, x, y
+    cdef float to_best[NLEV * NSLOT]
+    arg = s.todo_arg[s.ntodo - 1] if s.ntodo > 0 else 0
+    if s.phase == PH_SH:
+        # for a pick-up: the best other card the stronghold could go to
+        for j in range(NLEV * NSLOT):
+            to_best[j] = -1e30
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                if s.market[lv][sl] >= 0 and open_to(s, lv, sl, s.to_move):
+                    x = place_value(s, p, lv, sl)
+                    for j in range(NLEV * NSLOT):
+                        if j != lv * NSLOT + sl and x > to_best[j]:
+                            to_best[j] = x
+    for i in range(n):
+        a = acts[i]
+        sc = 0
+        if a >= A_CITY:
+            sc = 1.0   # every city ends the game the same way
+        elif a >= A_GEM:
+            sc = need[a - A_GEM] + goal_use(s, p, a - A_GEM) * 0.1
+        elif a == A_CONQUER:
+            card = -1
+            for lv in range(NLEV):
+                for sl in range(s.nslots):
+                    if s.sh[lv][sl] == s.to_move * 4 + NSTRONG:
+                        card = s.market[lv][sl]
+            sc = module_card_score(s, p, card) if card >= 0 else 1.0
+        elif a > A_CONQUER:
+            sc = 0   # decline
+        elif a >= A_SH_PLACE:
+            j = (a - A_SH_PLACE) % (NLEV * NSLOT)
+            lv = j // NSLOT
+            sl = j % NSLOT
+            card = s.market[lv][sl]
+            if a < A_SH_FROM or (a >= A_SH_TO and a < A_SH_REMOVE):
+                sc = place_value(s, p, lv, sl)
+            elif a < A_SH_TO:
+                k = s.sh[lv][sl] & 3
+                x = want(p, card) / 3.0
+                if k == 1:
+                    x += 0.7 * opp_want(s, card)
+                sc = to_best[j] - x
+            else:
+                owner = s.sh[lv][sl] >> 2
+                k = s.sh[lv][sl] & 3
+                x = want(&s.p[owner], card) * k / 3.0   # the owner's progress towards a conquest
+                if k == NSTRONG:
+                    x *= 2
+                y = want(p, card) if k == 1 else 0.2 * want(p, card)   # reopens the card
+                sc = x + y
+        elif a >= A_SACRIFICE:
+            card = a - A_SACRIFICE
+            # lose the least: points, and the card's bonuses (a joker: its one bonus)
+            sc = -(1.5 * T.points[card] + (T.bonus_n[card] if T.bonus_n[card] > 0 else 1))
+        elif a >= A_FREE:
+            j = a - A_FREE
+            sc = module_card_score(s, p, s.market[j // NSLOT][j % NSLOT])
+        elif a >= A_HOLD:
+            sc = noble_share(p, a - A_HOLD)
+        elif a >= A_JOKER:
+            sc = need[a - A_JOKER] + goal_use(s, p, a - A_JOKER)
+        scores[i] = sc
+        if sc > best_sc:
+            best_sc = sc
+            best = i
+    return best
+
+
 # -- Python access, for the greedy player, the evaluation docs and the tests ----------------------
 
 from splendor_ai._engine cimport Core
 
 
-def evaluate(Core core, weights):
-    """The static evaluation of every seat."""
+cdef int fill_weights(Weights* wt, object weights, object module_weights) except -1:
+    """Fill the weights: `weights` the base terms (10), `module_weights` the module terms
+    (None: evaluation.MODULE_WEIGHTS)."""
+    cdef int i
+    if len(weights) != NWEIGHTS:
+        raise ValueError(f"expected {NWEIGHTS} evaluation weights")
+    if module_weights is None:
+        from splendor_ai.players.evaluation import MODULE_WEIGHTS
+        module_weights = MODULE_WEIGHTS
+    if len(module_weights) != NMWEIGHTS:
+        raise ValueError(f"expected {NMWEIGHTS} module evaluation weights")
+    for i in range(NWEIGHTS):
+        wt.w[i] = weights[i]
+    for i in range(NMWEIGHTS):
+        wt.m[i] = module_weights[i]
+    return 0
+
+
+def evaluate(Core core, weights, module_weights=None):
+    """The static evaluation of every seat (`module_weights`: None for the defaults)."""
     cdef Weights wt
     cdef float out[MAXP]
     cdef int i
     for i in range(NWEIGHTS):
         wt.w[i] = weights[i] if i < len(weights) else 0.0
+    if module_weights is None:
+        from splendor_ai.players.evaluation import MODULE_WEIGHTS
+        module_weights = MODULE_WEIGHTS
+    for i in range(NMWEIGHTS):
+        wt.m[i] = module_weights[i] if i < len(module_weights) else 0.0
     eval_state(&core.s, &wt, out)
     return [out[i] for i in range(core.s.nplayers)]
 

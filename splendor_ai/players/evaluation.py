@@ -12,6 +12,38 @@ For each seat, in prestige-point units (computed in C by `_policy.eval_state`):
           + w[7] * 1 if the seat is to move (tempo)
           (w[8], w[9] unused, kept for the Cities of Splendor terms)
 
+With a Cities of Splendor module (`State.modules`), module terms are added to the value above,
+each read only in its own module (module weights m[0..11], MODULE_WEIGHTS below; hand-set):
+
+    + w[6] * (the most points buyable now by the module's rules - the same by the base rules):
+             Orient gold cards pay 2 gold, trading-post power 2, the Orient conditions on
+             acquiring (jokers, sacrifices), and no card closed by another player's strongholds
+    Cities:
+    + m[0] * city progress: f^2 for the face-up city nearest to being met, f = (prestige up to
+             its minimum + 2 * bonuses up to its requirement, same-colour part included) /
+             (minimum prestige + 2 * bonuses asked); 1 once a city is held
+    + m[1] * 1 if the seat holds a city. The first city claimed ends the game at the end of the
+             round and a city holder wins (15 points end nothing), so this is nearly a win;
+             between several holders the prestige terms decide, as the rules do.
+    Orient:
+    + m[2] * held-noble progress: sum over the seat's reserved nobles of 3 * (share met)^2 (no one
+             else can take them; the face-up ones stay in the noble term above)
+    + m[3] * unspent gold cards (each pays 2 gold and costs no token space)
+             (double bonuses and jokers are in the bonus term: they are bonuses)
+    Trading posts (the points of powers 4 and 5 are already in the prestige points):
+    + m[4] * progress to the powers not held: sum of value * (share of the requirement met)^2,
+             value = 5 (+5 power), coats of arms + 1 (per-arms power), +1 for each power once the
+             per-arms power is held, + m[5] * its use (below)
+    + m[5] * use of the powers held: 2 for a gem after each purchase, 1 for the extra gem on a
+             double take, 1 for gold worth two
+    Strongholds:
+    - m[6] * sum over market cards holding another player's strongholds of how much the seat wants
+             them, want = (1 + points (+1 for a double bonus)) / (1 + gems missing after gold)
+    + m[7] * sum over cards holding the seat's strongholds of (count / 3)^2 * want
+    + m[8] * sum over cards holding all 3 of the seat's strongholds that it can afford (a conquest
+             next turn) of 1 + points
+    (m[9..11] unused)
+
 Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. The defaults below
 come from the self-play tuning in experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
 experiments/results/tune_eval/report.txt: +142 Elo [+107, +181] over the hand-set start). The
@@ -28,7 +60,11 @@ NAMES = ("points", "bonuses", "noble_progress", "gems", "gold", "reserved", "bes
 DEFAULT_WEIGHTS = (1.0, 2.349, 0.75, 0.269, 0.0, 0.124, 0.688, 0.0, 0.0, 0.0)
 DEFAULT_SCALE = 0.6
 
+MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",
+                "sh_blocked", "sh_own", "sh_conquest", "unused9", "unused10", "unused11")
+MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 1.0, 1.0, 0.0, 0.0, 0.0)
 
-def evaluate(game: State | View, weights=DEFAULT_WEIGHTS) -> list[float]:
+
+def evaluate(game: State | View, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS) -> list[float]:
     """The evaluation of every seat of a state or view."""
-    return _policy.evaluate(game._core, list(weights))
+    return _policy.evaluate(game._core, list(weights), list(module_weights))

@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ..move import Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS
+from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS
 from .keys import is_decision, line_to_moves, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
@@ -31,7 +31,7 @@ class MCTSPlayer(Player):
     Parameters: iterations / seconds (the default limit), c (exploration), puct (priors from the
     heuristic action scores; False = plain UCT), prior_temp, fpu, eps (playout randomness),
     cutoff (playout turns before evaluating; 0 = play to the end), rollout ("policy" or
-    "random"), eval_scale, weights, reuse (keep the tree between moves), workers (root-parallel
+    "random"), eval_scale, weights, module_weights (the Cities of Splendor terms), reuse (keep the tree between moves), workers (root-parallel
     searches on threads; the C search runs without the GIL, so they use all cores).
 
     Defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against plain
@@ -41,7 +41,7 @@ class MCTSPlayer(Player):
                  c: float = 0.8, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
                  weights=DEFAULT_WEIGHTS, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
-                 workers: int = 1, max_nodes: int = 20_000_000):
+                 workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if rollout not in ("policy", "random"):
@@ -55,6 +55,8 @@ class MCTSPlayer(Player):
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
         if len(weights) != 10:
             raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
+        if len(module_weights) != len(MODULE_WEIGHTS):
+            raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
         self.iterations, self.seconds = iterations, seconds
         self.mode, self.dets, self.workers, self.max_nodes = mode, dets, workers, max_nodes
@@ -63,7 +65,8 @@ class MCTSPlayer(Player):
         self.params = {"c": float(c), "puct": int(bool(puct)), "prior_temp": float(prior_temp),
                        "fpu": float(fpu), "eps": float(eps), "random_rollout": int(rollout == "random"),
                        "cutoff": int(cutoff), "eval_scale": float(eval_scale),
-                       "weights": [float(w) for w in weights]}
+                       "weights": [float(w) for w in weights],
+                       "module_weights": [float(w) for w in module_weights]}
         self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
         self.reset()
 
