@@ -59,6 +59,10 @@ def test_joker_joins_a_colour_the_player_has():
     st = State(spn2("orient", seats=[seat2("200200", cards=[0, 8])], market=[[1, 2, 3, 4, 95, 90], None, None]))
     assert starting(st, "b95") == {"b95/jw", "b95/jb"}
     assert {"b90", "r95", "rO1", "rO2", "rO3", "rL1"} <= legal(st)
+    assert st.describe("b95/jb") == ("Player 1 buys card #95 (level 1 Orient, joker), paying 2 white and 2 red, "
+                                     "attaching the joker to their blue cards.")
+    with pytest.raises(IllegalMoveError, match="the decisions after b95 must be one of: jb, jw"):
+        st.push("b95/jr")
     st.push("b95/jb")
     assert st.seats[0].jokers == ((95, 1),) and st.seats[0].bonuses == (1, 2, 0, 0, 0)
     assert State(st.position()).position() == st.position()
@@ -118,6 +122,8 @@ def test_one_city_met_is_claimed_and_named():
     st = State(spn2("cities", seats=[seat2("000000", cards=FIVE)], cities=(13, 2, 4)))
     moves = legal(st)
     assert moves and all(m.endswith("/c13") for m in moves)
+    assert st.push("+wbg") == Move.parse("+wbg/c13")   # the only city met is filled in
+    assert str(st.pop()) == "+wbg/c13"
     st.push("+wbg/c13")
     assert st.seats[0].cities == (13,) and st.cities == (2, 4) and st.final_round
     st.push("+wbg")
@@ -212,6 +218,7 @@ def test_random_module_games(module):
             table = before.legal_moves._table
             assert move in table and Move.parse(str(move)) == move
             assert before.describe(move).endswith(".")
+            assert [s.points for s in before.seats] == before._core.points()
             # tree keys: the move's keys are the engine's keys of its actions, less the
             # automatic or chosen visits (noble, city) and a declined conquest
             core = before._core.copy()
