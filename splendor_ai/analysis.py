@@ -188,7 +188,14 @@ def hint(position: View | State, limit=None, spec: str = DEFAULT_SPEC, seed: int
 
 _VERBS = (("takes", "Take"), ("reserves", "Reserve"), ("buys", "Buy"), ("passes", "Pass"))
 _CLAUSES = ((" and takes a gold token", " and take a gold token"), (" from their hand", " from your hand"),
-            (", then returns ", ", then return "), (", and is visited by noble", ", and get a visit from noble"))
+            (", then returns ", ", then return "), (", and is visited by noble", ", and get a visit from noble"),
+            # the Cities of Splendor decisions (State.describe)
+            (", attaching the joker to their ", ", attaching the joker to your "),
+            (", reserves noble ", ", reserve noble "), (" for themselves", " for yourself"),
+            (", takes card #", ", take card #"), (", places a stronghold", ", place a stronghold"),
+            (", moves a stronghold", ", move a stronghold"), (", removes an opponent's", ", remove an opponent's"),
+            (", then conquers ", ", then conquer "), (" of their strongholds", " of your strongholds"),
+            (", takes an extra ", ", take an extra "), (", and claims ", ", and claim "))
 
 
 def imperative(description: str) -> str:

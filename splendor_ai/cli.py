@@ -1,8 +1,9 @@
 """The `splendor` command (also `python -m splendor_ai`): play, analyse, hint, engine.
 
-    splendor play [--players N] [--seat S ...] [--ai SPEC ...] [--hint SPEC] [--seed N]
-                  [--first-player S] [--load FILE]
-    splendor analyse (--position SPN1 | --json-file FILE | --record FILE [--game N] [--turn N])
+    splendor play [--players N] [--module M] [--seat S ...] [--ai SPEC ...] [--hint SPEC] [--seed N]
+                  [--first-player S] [--load FILE | --position SPN]
+    splendor analyse (--position SPN | --json-file FILE | --record FILE [--game N] [--turn N]
+                      | --module M [--players N] [--deal N])
                      [--seat S] [--iterations N | --seconds S] [--top K] [--spec SPEC] [--seed N] [--json]
     splendor hint    (same position and search options as analyse)
     splendor engine  (JSON lines on stdin/stdout: docs/ENGINE.md)
@@ -18,6 +19,8 @@ import argparse
 import sys
 
 DEFAULT_AI = "mcts(seconds=1)"
+#: the Cities of Splendor modules (docs/MODULES.md), as --module takes them
+MODULE_CHOICES = ("cities", "orient", "posts", "strongholds")
 EXIT_USAGE = 2
 
 
@@ -86,9 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a game in the terminal against the AI",
                           description="Play a game against one to three AI opponents. On your turn type a move "
-                          "in notation (e.g. +wbg, b45, rL2; see docs/NOTATION.md) or its number in the list, or "
-                          "a command: hint, undo, moves, board, save FILE, load FILE, help, quit.")
+                          "in notation (e.g. +wbg, b45, rL2, b108/jr/f12; see docs/NOTATION.md) or its number in the "
+                          "list, or a command: hint, undo, moves, board, save FILE, load FILE, help, quit.")
     play.add_argument("--players", type=_seat_count, default=2, help="number of players, 2-4 (default 2)")
+    play.add_argument("--module", choices=MODULE_CHOICES, help="play a Cities of Splendor module with the base "
+                      "game: cities, orient, posts (the Trading Posts) or strongholds (docs/MODULES.md)")
     play.add_argument("--seat", type=_nonneg_int, action="append", metavar="S",
                       help="a seat you play (0 moves first unless --first-player says otherwise); repeat for "
                       "several human seats (default: 0)")
@@ -100,7 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
                       f"else {DEFAULT_AI!r})")
     play.add_argument("--seed", type=_seed, help="seed of the deal and of the AI (default: random, printed)")
     play.add_argument("--first-player", type=_nonneg_int, default=0, metavar="S", help="the seat that moves first")
-    play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (a game record)")
+    play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (a game record, or a file "
+                      "holding a position string)")
+    play.add_argument("--position", metavar="SPN", help="start from this position (an SPN1 or SPN2 string with no "
+                      "hidden card; its players and module are the game's)")
     play.set_defaults(func=cmd_play)
 
     for name, helptext in (("analyse", "rank the moves of a position with the search"),
@@ -108,8 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
         a = sub.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] + ". The search "
                            "only sees the analysing seat's view, even when given a full game record.",
                            aliases=["analyze"] if name == "analyse" else [])
-        src = a.add_mutually_exclusive_group(required=True)
-        src.add_argument("--position", metavar="SPN1", help="a position string (docs/NOTATION.md)")
+        src = a.add_mutually_exclusive_group()
+        src.add_argument("--position", metavar="SPN", help="a position string, SPN1 or SPN2 (docs/NOTATION.md)")
         src.add_argument("--json-file", metavar="FILE", help="a file holding a JSON position")
         src.add_argument("--record", metavar="FILE", help="a game record file (docs/RECORDS.md)")
         a.add_argument("--game", type=_pos_int, default=1, metavar="N",
@@ -117,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("--turn", type=_nonneg_int, metavar="N",
                        help="with --record: the position after N moves (default: the last position)")
         a.add_argument("--seat", type=_nonneg_int, metavar="S", help="the analysing seat (default: the seat to move)")
+        new = a.add_argument_group("a new game instead of a position (with --module, or with --deal)")
+        new.add_argument("--module", choices=MODULE_CHOICES, help="the Cities of Splendor module: with no position, "
+                         "the start of a new game with it; with a position or record, checked to be its module")
+        new.add_argument("--players", type=_seat_count, metavar="N", help="players of the new game (default 2)")
+        new.add_argument("--deal", type=_seed, metavar="N", help="the new game's deal seed (default 0)")
         lim = a.add_argument_group("search limit (default: the spec's own, 2000 iterations for plain mcts)")
         lim.add_argument("--iterations", type=_pos_int, metavar="N", help="search iterations")
         lim.add_argument("--seconds", type=_pos_float, metavar="S", help="search time in seconds")
@@ -177,6 +190,21 @@ def _request_from_args(args) -> dict:
     if args.iterations is not None and args.seconds is not None:
         raise CLIError("give --iterations or --seconds, not both")
     req: dict = {}
+    sources = [args.position, args.json_file, args.record]
+    new_game = args.players is not None or args.deal is not None
+    if all(x is None for x in sources):
+        if args.module is None and not new_game:
+            raise CLIError("a position is required: give --position, --json-file or --record (or --module / --deal for the "
+                           "start of a new game)")
+        start = {"players": args.players or 2, "seed": args.deal or 0}
+        if args.module:
+            start["module"] = args.module
+        req["start"] = start
+        if args.seat is not None:
+            req["seat"] = args.seat
+        return req
+    if new_game:
+        raise CLIError("--players and --deal describe a new game: not with --position, --json-file or --record")
     if args.position is not None:
         req["position"] = args.position.strip()
     elif args.json_file is not None:
@@ -210,6 +238,9 @@ def _analysis_inputs(args):
         position = build_position(_request_from_args(args))
     except RequestError as e:
         raise CLIError(str(e)) from None
+    if args.module is not None and position.module != args.module:
+        raise CLIError(f"--module {args.module}: the position is a game "
+                       f"{'of the ' + position.module + ' module' if position.module else 'without a module'}")
     return position, Limit(iterations=args.iterations, seconds=args.seconds)
 
 

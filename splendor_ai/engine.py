@@ -17,7 +17,7 @@ PROTOCOL = "splendor-engine/1"
 FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "top_k",
           "spec", "seed", "report_every"}
 ACTIONS = ("analyse", "hint", "query_version")
-START_FIELDS = {"players", "seed", "first_player", "cap"}
+START_FIELDS = {"players", "seed", "first_player", "cap", "module", "modules"}
 LIMIT_FIELDS = {"iterations", "seconds"}
 MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
@@ -147,11 +147,13 @@ def build_position(req: dict):
             raise RequestError(f"start.seed: expected an integer in [0, 2**64), got {json.dumps(seed)}", "start.seed")
         if not _is_int(first):
             raise RequestError(f"start.first_player: expected a seat, got {json.dumps(first)}", "start.first_player")
+        modules = _start_modules(s)
         try:
-            config = Config(players=players, cap=s.get("cap", Config.cap))
+            config = Config(players=players, cap=s.get("cap", Config.cap), modules=modules)
             state = State.new(players, seed=seed, first_player=first, config=config)
         except ConfigError as e:
-            raise RequestError(f"start: {e}", "start") from None
+            where = "start.module" if "module" in str(e) else "start"
+            raise RequestError(f"{where}: {e}", where) from None
     else:
         from .records import GameRecord
         r = req["record"]
@@ -166,6 +168,36 @@ def build_position(req: dict):
                                f"moves), got {json.dumps(turn)}", "turn")
         return _checked_state(_push_moves(state, rec.moves[:turn], "record.moves"), seat)
     return _checked_state(_push_moves(state, req.get("moves", [])), seat)
+
+
+def _start_modules(s: dict) -> tuple:
+    """The module of a new game: `"module": "orient"` (or `"modules": ["orient"]`, as in a
+    record's config); none for the base game. One module at most (docs/MODULES.md)."""
+    from .state import MODULES
+    if "module" in s and "modules" in s:
+        raise RequestError("start: give \"module\" or \"modules\", not both", "start.modules")
+    if "module" in s:
+        m = s["module"]
+        if m is None:
+            return ()
+        if not isinstance(m, str):
+            raise RequestError(f"start.module: expected a module name ({', '.join(MODULES)}) or null, got "
+                               f"{json.dumps(m)}", "start.module")
+        mods = (m,)
+    else:
+        mods = s.get("modules", [])
+        if not isinstance(mods, list) or not all(isinstance(m, str) for m in mods):
+            raise RequestError(f"start.modules: expected a list of module names ({', '.join(MODULES)}), got "
+                               f"{json.dumps(mods)}", "start.modules")
+        mods = tuple(mods)
+    for m in mods:
+        if m not in MODULES:
+            raise RequestError(f"start.module: unknown module {m!r}; the modules are {', '.join(MODULES)}",
+                               "start.module")
+    if len(mods) > 1:
+        raise RequestError(f"start.modules: {', '.join(mods)}: a game plays one Cities of Splendor module at most "
+                           "(each is played on its own with the base game)", "start.modules")
+    return mods
 
 
 def _check_seat(seat, players: int):

@@ -21,6 +21,12 @@ On your turn, type one of:
   a move in notation      +wbg (take white, blue, green), +rr (two red), r17 (reserve card 17),
                           rL2 (reserve the top of the level-2 deck), b45 (buy card 45), pass;
                           add /-kk to return tokens and /n3 to pick a noble (docs/NOTATION.md)
+  module decisions        after the action, each after a '/', in the order the game asks:
+                          jr (joker joins red), h7 (reserve noble 7), f12 (take card 12 free),
+                          d80/d84 (discard two cards), t30 (place a stronghold on card 30),
+                          m30:31 (move one), x30 (remove an opponent's), b30 (conquer card 30),
+                          +w (extra gem, trading posts), c4 (claim city 4); rO2 reserves
+                          blind from the Orient level-2 deck. E.g. b108/jr/f12, b12/t30
   a number                the move with that number in the list
   moves                   list the legal moves with what they do
   hint                    ask the AI for the best move, with its reasons
@@ -30,6 +36,10 @@ On your turn, type one of:
   load FILE               continue a game saved in FILE
   help                    this text
   quit                    leave the game"""
+
+
+MODULE_TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The Trading Posts",
+                 "strongholds": "The Strongholds"}
 
 
 class Quit(Exception):
@@ -69,8 +79,27 @@ class Game:
             except ConfigError:
                 hint_spec = DEFAULT_AI
         self.hint_spec = hint_spec
-        self.state = State.new(players, seed=self.seed, first_player=args.first_player,
-                               config=Config(players=players))
+        module = getattr(args, "module", None)
+        position = getattr(args, "position", None)
+        self.from_position = position is not None
+        if position is not None and args.load:
+            raise CLIError("give --position or --load, not both")
+        if position is not None:
+            try:
+                self.state = State(position.strip())
+            except SplendorError as e:
+                raise CLIError(f"--position: {e}") from None
+            if self.state.players != players:
+                if args.players != 2:
+                    raise CLIError(f"--position: a {self.state.players}-player position; give --players "
+                                   f"{self.state.players} (or leave it out)")
+                self._reseat(self.state.players)
+            if module is not None and self.state.module != module:
+                raise CLIError(f"--module {module}: the position is a game "
+                               f"{'of the ' + self.state.module + ' module' if self.state.module else 'without a module'}")
+        else:
+            self.state = State.new(players, seed=self.seed, first_player=args.first_player,
+                                   config=Config(players=players, modules=(module,) if module else ()))
         self.ai = {}
         self._make_ai()
         self._check_hint_spec()
@@ -79,6 +108,14 @@ class Game:
             self.load(args.load, startup=True)
 
     # -- setup -------------------------------------------------------------------------------------
+
+    def _reseat(self, players: int) -> None:
+        """Seats for a position of another player count than --players (its default of 2)."""
+        from .cli import CLIError
+        for s in self.humans:
+            if s >= players:
+                raise CLIError(f"--seat {s}: the position has seats 0-{players - 1}")
+        self.specs = ["human" if s in self.humans else self.default_ai for s in range(players)]
 
     def _make_ai(self) -> None:
         from .cli import CLIError
@@ -143,12 +180,18 @@ class Game:
             self.console.print(move_list([str(m) for m in moves]))
 
     def legal(self):
-        return list(self.state.legal_moves)
+        """The moves the human to move can choose: their view's legal moves. In a module game a
+        decision can name a card that the turn's refill reveals (a stronghold put on the new card,
+        the new card taken free); the player cannot see it before choosing, so such moves are not
+        offered and not accepted (choosing one would show the top of a deck)."""
+        return list(self.state.view(self.state.to_move).legal_moves)
 
     # -- the loop ----------------------------------------------------------------------------------
 
     def run(self) -> int:
-        self.say(f"Splendor: {self.state.players} players, seed {self.seed}. You play "
+        module = self.state.module
+        self.say(f"Splendor{' with ' + MODULE_TITLES[module] if module else ''}: {self.state.players} players, "
+                 f"seed {self.seed}. You play "
                  f"{', '.join(player_name(s) for s in sorted(self.humans))}; AI: "
                  f"{', '.join(f'{player_name(s)} {spec}' for s, spec in enumerate(self.specs) if s not in self.humans) or 'none'}. "
                  "Type 'help' for commands.", style="bold")
@@ -231,7 +274,7 @@ class Game:
             move = moves[n - 1]
         else:
             try:
-                move = st.parse_move(text)
+                move = st.view(st.to_move).parse_move(text)
             except NotationError as e:
                 self.say(f"Not a move or command: {e}. Type 'help' for commands, 'moves' for the legal moves.",
                          style="red")
@@ -331,7 +374,8 @@ class Game:
 
     def record(self):
         from .records import GameRecord
-        return GameRecord.from_state(self.state, seed=self.seed, players=list(self.specs),
+        return GameRecord.from_state(self.state, seed=None if self.from_position else self.seed,
+                                     players=list(self.specs),
                                      meta={"event": "splendor play"} if not self.state.is_over()
                                      else {"event": "splendor play", "termination": "normal"})
 
@@ -352,6 +396,10 @@ class Game:
         from .players.spec import parse_spec
         from .records import read_records
         try:
+            with open(path, encoding="utf-8") as f:
+                first = f.readline().strip()
+            if first.startswith("SPN"):
+                return self._load_position(path, first, startup)
             records = list(read_records(path))
             if not records:
                 raise RecordError("no game record in the file")
@@ -379,13 +427,38 @@ class Game:
             except (ConfigError, TypeError):
                 specs.append(self.default_ai)
         self.state, self.humans, self.specs = state, humans, specs
+        self.from_position = rec.seed is None
         if rec.seed is not None:
             self.seed = rec.seed
         self._make_ai()
         self.shown_for = None
         extra = f" (the first of {len(records)} games in the file)" if len(records) > 1 else ""
-        self.say(f"Loaded {path}{extra}: {n} players, {len(rec.moves)} moves played; you play "
-                 f"{', '.join(player_name(s) for s in sorted(humans))}.")
+        module = state.module
+        self.say(f"Loaded {path}{extra}: {n} players{', ' + MODULE_TITLES[module] if module else ''}, "
+                 f"{len(rec.moves)} moves played; you play {', '.join(player_name(s) for s in sorted(humans))}.")
+
+    def _load_position(self, path: str, text: str, startup: bool) -> None:
+        """`load FILE` of a file holding a position string (SPN1 or SPN2, no hidden card): a new game
+        from there, with the same human seats (or seat 0) and AI."""
+        from .cli import CLIError
+        from .state import State
+        try:
+            state = State(text)
+        except SplendorError as e:
+            if startup:
+                raise CLIError(f"--load {path}: {e}") from None
+            self.say(f"Could not load {path}: {e}", style="red")
+            return
+        n = state.players
+        humans = {s for s in self.humans if s < n} or {0}
+        self.state, self.humans, self.from_position = state, humans, True
+        self.specs = ["human" if s in humans else next((sp for sp in self.specs if sp not in (None, "human")),
+                                                       self.default_ai) for s in range(n)]
+        self._make_ai()
+        self.shown_for = None
+        module = state.module
+        self.say(f"Loaded the position in {path}: {n} players{', ' + MODULE_TITLES[module] if module else ''}, "
+                 f"{player_name(state.to_move)} to move; you play {', '.join(player_name(s) for s in sorted(humans))}.")
 
 
 def play(args) -> int:

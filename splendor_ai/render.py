@@ -1,7 +1,10 @@
 """Terminal rendering with rich: the board as one seat sees it, and analysis tables.
 
 The board is drawn from a `View`, so an opponent's blind reserve is shown as "level-2 card
-(hidden)" and nothing hidden can reach the screen.
+(hidden)" and nothing hidden can reach the screen. A game with a Cities of Splendor module also
+shows its elements (docs/MODULES.md): the face-up cities and who claimed which, the Orient slots,
+decks, card abilities, held nobles and jokers and the out-of-game pile, the trading-post board and
+each seat's powers, the strongholds on market cards and in each hand.
 """
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .cards import CARDS, COLOURS, LETTERS, NOBLES
+from .cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
 
 STYLES = ("bold bright_white", "bold blue", "bold green", "bold red", "bold bright_black", "bold yellow")
 
@@ -41,20 +44,80 @@ def cost_text(cost) -> Text:
     return t
 
 
-def card_text(card: int, compact: bool = False) -> Text:
+#: short labels of the Orient abilities (the gold card and the joker are shown as the card's bonus)
+ABILITY_LABELS = {"double_bonus": "double bonus", "reserve_noble": "reserve a noble", "take_l1": "take a free L1 card",
+                  "take_l2": "take a free L2 card", "sacrifice": "sacrifice"}
+
+
+def bonus_text(card: int) -> Text:
+    """What a card gives: its bonus colour (x2 for a double bonus), or gold card / joker."""
+    c = CARDS[card]
+    if "gold2" in c.abilities:
+        return Text("gold card (=2 gold)", style=STYLES[5])
+    if "joker" in c.abilities:
+        return Text("joker", style="bold magenta")
+    t = Text(COLOURS[c.bonus], style=STYLES[c.bonus])
+    if c.bonus_count == 2:
+        t.append("x2", style=STYLES[c.bonus])
+    return t
+
+
+def card_text(card: int, compact: bool = False, joker: int | None = None) -> Text:
+    """A card: id, bonus, points, cost; Orient cards add their abilities (and a joker the colour it
+    joined, when given)."""
     c = CARDS[card]
     t = Text()
     t.append(f"#{card}", style="bold")
+    if c.orient:
+        t.append(" O", style="bold cyan")
     t.append(" ")
-    t.append(COLOURS[c.bonus], style=STYLES[c.bonus])
+    t.append_text(bonus_text(card))
+    if joker is not None:
+        t.append(f"->{COLOURS[joker]}", style=STYLES[joker])
     if c.points:
         t.append(f" {c.points}pt", style="bold magenta")
     t.append(" " if compact else "\n")
     if compact:
         t.append("(")
-    t.append_text(cost_text(c.cost))
+    if c.sacrifice is not None:
+        t.append("sacrifice 2 ", style="italic")
+        t.append(COLOURS[c.sacrifice], style=STYLES[c.sacrifice])
+    else:
+        t.append_text(cost_text(c.cost))
     if compact:
         t.append(")")
+    extra = [ABILITY_LABELS[a] for a in c.abilities if a in ABILITY_LABELS and a != "sacrifice"]
+    if extra:
+        t.append((" [" if compact else "\n[") + ", ".join(extra) + "]", style="cyan")
+    return t
+
+
+def city_text(city: int) -> Text:
+    c = CITIES[city]
+    t = Text()
+    t.append(f"c{city}", style="bold")
+    t.append(f" {c.prestige}pt ", style="bold magenta")
+    t.append_text(cost_text(c.requirement))
+    if c.same_colour:
+        t.append(f"{' + ' if any(c.requirement) else ''}{c.same_colour} of one {'other ' if any(c.requirement) else ''}colour",
+                 style="italic")
+    return t
+
+
+POST_LABELS = ("+1 gem after each purchase", "+1 gem of another colour when taking 2", "gold pays for 2 gems",
+               "5 points", "1 point per post held")
+
+
+def post_text(post: int) -> Text:
+    p = POSTS[post]
+    t = Text()
+    t.append(f"p{post}", style="bold")
+    t.append(f" {POST_LABELS[post]} ", style="cyan")
+    t.append("(needs ")
+    t.append_text(cost_text(p.requirement))
+    if p.nobles:
+        t.append(f" + {p.nobles} noble")
+    t.append(")")
     return t
 
 
@@ -88,16 +151,59 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
     if not view.nobles:
         nobles.append("none left", style="dim")
 
-    market = Table(title="Market", title_justify="left", show_header=False, show_lines=True, expand=False,
-                   pad_edge=True)
+    module = view.module
+    orient = module == "orient"
+    strongholds = view.strongholds if module == "strongholds" else {}
+    market = Table(title="Market" + (" (slots 5-6: the Orient)" if orient else ""), title_justify="left",
+                   show_header=False, show_lines=True, expand=False, pad_edge=True)
     market.add_column("deck", no_wrap=True)
-    for _ in range(4):
+    nslots = len(view.market[0])
+    for _ in range(nslots):
         market.add_column(no_wrap=True)
+    decks = view.deck_sizes
     for level in (3, 2, 1):
-        row = [Text(f"Level {level}\n{view.deck_sizes[level - 1]} in deck", style="bold")]
+        deck_head = Text(f"Level {level}\n{decks[level - 1]} in deck", style="bold")
+        if orient:
+            deck_head.append(f"\nOrient: {decks[level + 2]}", style="bold cyan")
+        row = [deck_head]
         for card in view.market[level - 1]:
-            row.append(card_text(card) if card is not None else Text("(empty)", style="dim"))
+            if card is None:
+                row.append(Text("(empty)", style="dim"))
+                continue
+            cell = card_text(card)
+            if card in strongholds:
+                owner, count = strongholds[card]
+                cell.append(f"\nstronghold{'s' if count > 1 else ''}: {names[owner]} x{count}", style="bold yellow")
+            row.append(cell)
         market.add_row(*row)
+
+    modparts = []
+    if module == "cities":
+        cities = Text("Cities: ", style="bold")
+        for i, c in enumerate(view.cities):
+            if i:
+                cities.append("  ")
+            cities.append_text(city_text(c))
+        if not view.cities:
+            cities.append("none face up", style="dim")
+        claimed = [(c, i) for i, s in enumerate(seats) for c in s.cities]
+        if claimed:
+            cities.append("  · claimed: ", style="bold")
+            cities.append_text(Text(", ").join(Text.assemble(city_text(c), f" by {names[i]}") for c, i in claimed))
+        modparts.append(cities)
+    if module == "posts":
+        posts = Table(title="Trading posts", title_justify="left", show_header=False, show_edge=False, pad_edge=False)
+        posts.add_column(no_wrap=True)
+        posts.add_column(no_wrap=True)
+        for p in range(len(POSTS)):
+            held = [names[i] for i, s in enumerate(seats) if p in s.posts]
+            posts.add_row(post_text(p), Text("held by " + ", ".join(held), style="bold") if held
+                          else Text("free", style="dim"))
+        modparts.append(posts)
+    if orient:
+        pile = Text("Out of the game: ", style="bold")
+        pile.append(" ".join(f"#{c}" for c in view.discard) or "-", style="" if view.discard else "dim")
+        modparts.append(pile)
 
     bank = Text("Bank: ", style="bold")
     bank.append_text(tokens_text(view.bank))
@@ -108,6 +214,9 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
     players.add_column("tokens / bonuses", no_wrap=True)
     players.add_column("reserved")
     players.add_column("nobles")
+    if module:
+        players.add_column({"cities": "cities", "orient": "held nobles", "posts": "trading posts",
+                            "strongholds": "strongholds"}[module])
     for i, s in enumerate(seats):
         marker = "▶" if i == view.to_move and not view.is_over() else ""
         reserved = Text()
@@ -130,11 +239,30 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
         holdings.append_text(tokens_text(s.bonuses))
         who = Text(names[i], style="bold" if i == view.to_move else "")
         who.append(f"\n{s.points} point{'s' if s.points != 1 else ''}", style="bold magenta")
-        players.add_row(marker, who, holdings, reserved, nob)
-    parts = [head, nobles, market, bank, players]
+        row = [marker, who, holdings, reserved, nob]
+        if module:
+            row.append(_seat_module_text(module, s))
+        if orient:
+            jokers = dict(s.jokers)
+            specials = [c for c in s.cards if CARDS[c].orient]
+            if specials:
+                holdings.append("\nOrient  ", style="dim")
+                holdings.append_text(Text("\n        ").join(card_text(c, compact=True, joker=jokers.get(c)) for c in specials))
+        players.add_row(*row)
+    parts = [head] + ([nobles] if module != "cities" else []) + modparts + [market, bank, players]
     if highlight:
         parts.append(Text(highlight, style="bold cyan"))
     return Group(*parts)
+
+
+def _seat_module_text(module: str, s) -> Text:
+    if module == "cities":
+        return Text(" ".join(f"c{c}" for c in s.cities) or "-", style="bold green" if s.cities else "dim")
+    if module == "orient":
+        return Text(" ".join(f"n{n}" for n in s.held_nobles) or "-", style="bold" if s.held_nobles else "dim")
+    if module == "posts":
+        return Text(" ".join(f"p{p}" for p in s.posts) or "-", style="bold cyan" if s.posts else "dim")
+    return Text(f"{s.strongholds} in hand", style="bold yellow" if s.strongholds else "dim")
 
 
 def move_list(moves: list[str], numbered_from: int = 1) -> Table:
