@@ -602,6 +602,14 @@ def evaluate(Core core, weights, module_weights=None):
     return [out[i] for i in range(core.s.nplayers)]
 
 
+def terminal(Core core):
+    """Each seat's share of the win in a finished game (a capped or stalled game: a draw)."""
+    cdef float out[MAXP]
+    cdef int i
+    terminal_values(&core.s, out)
+    return [out[i] for i in range(core.s.nplayers)]
+
+
 def action_scores(Core core):
     """(action ids, heuristic scores) of the legal actions."""
     cdef int acts[MAXLEGAL]

@@ -62,7 +62,7 @@ DEFAULT_SCALE = 0.6
 
 MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",
                 "sh_blocked", "sh_own", "sh_conquest", "unused9", "unused10", "unused11")
-MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 1.0, 1.0, 0.0, 0.0, 0.0)
+MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0)
 
 
 def evaluate(game: State | View, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS) -> list[float]:

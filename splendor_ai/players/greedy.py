@@ -26,6 +26,11 @@ class GreedyPlayer(Player):
             core = view._core.copy()
             for a in actions:
                 core.apply(a)
+            if core.over and core.modules:
+                # a module game decided by this turn (a city, a conquest, a free card): its result,
+                # which the evaluation's material terms cannot see
+                scored.append((1000.0 * (_policy.terminal(core)[seat] - 0.5), rng.random(), move))
+                continue
             v = _policy.evaluate(core, self.weights, self.module_weights)
             scored.append((v[seat] - max(x for i, x in enumerate(v) if i != seat), rng.random(), move))
         scored.sort(key=lambda t: (t[0], t[1]), reverse=True)

@@ -1,0 +1,223 @@
+"""The AI players in the Cities of Splendor modules (docs/MODULES.md): smoke games at 2-4 players,
+reproducibility, hidden information (the Orient decks and blind reserves from them), forced wins
+that need the module's rules, and the module terms of the evaluation and the action scores."""
+import pytest
+
+from handmade import seat2, spn2
+from splendor_ai import State
+from splendor_ai import _policy
+from splendor_ai.match import play_game
+from splendor_ai.players import make_player
+from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, MODULE_WEIGHTS, evaluate
+from splendor_ai.state import Config
+
+MODULES = ("cities", "orient", "posts", "strongholds")
+SPECS = ["random", "greedy", "mcts(iterations=60)", "expectimax(depth=1)"]
+SEARCH_SPECS = ["mcts(iterations=300)", "mcts(iterations=300,mode='pimc',dets=4)",
+                "expectimax(depth=1)", "expectimax(depth=2)"]
+
+
+def config(module, players=2):
+    return Config(players=players, modules=(module,))
+
+
+# -- forced wins: the last turn of the game, seat 1 to move; exactly one way (up to stronghold
+# placements) to win, and it needs the module's rules --------------------------------------------
+
+# Orient: buy #110 (take_l2, 0 points) and take #45 (3 points) free: 13 + 3 = 16 beats 15. No card
+# worth 3 is affordable otherwise.
+ORIENT_WIN = spn2("orient", seats=[seat2(cards=[73, 77, 81]), seat2("042001", cards=[72, 76, 80, 7])],
+                  market=[None, [42, 45, 43, 44, 100, 105], [70, 74, 78, 82, 110, 115]],
+                  to_move=1, first=0, turn=41, final=1)
+# Cities: seat 0 holds city 4 (13 points, 7 cards), so this is the last turn. Seat 1 (13 points)
+# meets city 6 (11 prestige, 3w 3b 3r 3k) with one more black card and must also out-score seat
+# 0: only #39 (1 point) does; a 0-point black card ties on points and loses on cards.
+CITIES_WIN = spn2("cities", seats=[seat2(cards=[72, 73, 0, 1, 84, 24, 25], cities=[4]),
+                                   seat2("111110", cards=[71, 2, 3, 75, 8, 15, 26, 27, 28, 87, 36])],
+                  market=[[37, 39, 4, 5], None, None], cities=(4, 6, 10), to_move=1, first=0, turn=41, final=1)
+# Trading posts: seat 1 (13 points: cards and noble 2) has 4 green bonuses and a noble; a fifth
+# green card (#19) brings power 3, worth 5: 18. Nothing else reaches 16.
+POSTS_WIN = spn2("posts", seats=[seat2(cards=[73, 77, 81]),
+                                 seat2("110010", cards=[57, 56, 16, 17, 63, 60, 24, 25], nobles=[2])],
+                 market=[[18, 19, 0, 1], None, None], to_move=1, first=0, turn=41, final=1)
+# Strongholds: seat 1 (10 points) has all 3 strongholds on #72 (4 points). It must buy a 2-point
+# card, spend that purchase's stronghold action removing seat 0's stronghold from #70 (moving one
+# of its own would break the three), then conquer #72: 16.
+SH_WIN = spn2("strongholds", seats=[seat2(cards=[73, 77, 81]), seat2("000330", cards=[69, 67, 66, 32, 63, 24])],
+              market=[None, [40, 41, 43, 44], [70, 72, 74, 75]], strongholds={72: (1, 3), 70: (0, 1)},
+              to_move=1, first=0, turn=41, final=1)
+
+FORCED = {"orient": (ORIENT_WIN, {"b110/f45"}), "cities": (CITIES_WIN, {"b39/c6"}), "posts": (POSTS_WIN, {"b19"}),
+          "strongholds": (SH_WIN, None)}
+
+
+def winning_moves(st: State) -> set[str]:
+    out = set()
+    for m in st.legal_moves:
+        st.push(m)
+        if st.is_over() and st.result().winners == (st.players - 1,):
+            out.add(str(m))
+        st.pop()
+    return out
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_forced_win_positions(module):
+    text, expected = FORCED[module]
+    st = State(text)
+    assert st.module == module
+    wins = winning_moves(st)
+    if expected is not None:
+        assert wins == expected
+    else:   # every stronghold placement after the conquest wins; nothing else does
+        assert wins and all(w.split("/")[1:3] == ["x70", "b72"] for w in wins)
+        assert {w.split("/")[0] for w in wins} == {"b43", "b44"}
+    assert len(wins) < len(st.legal_moves)
+
+
+@pytest.mark.parametrize("spec", ["greedy"] + SEARCH_SPECS)
+@pytest.mark.parametrize("module", MODULES)
+def test_forced_win_is_found(module, spec):
+    st = State(FORCED[module][0])
+    wins = winning_moves(st)
+    player = make_player(spec, seed=11)
+    decision = player.choose(st.view())
+    assert str(decision.move) in wins
+    if spec != "greedy":
+        assert decision.info.moves[0].value > 0.9
+        if len(wins) == 1:
+            assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
+    player.close()
+
+
+# -- smoke games and reproducibility ------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("module", MODULES)
+def test_smoke_games_between_all_players(module, players):
+    specs = [SPECS[(players + i) % 4] for i in range(players)]
+    if players == 2:
+        specs = ["mcts(iterations=60)", "expectimax(depth=1)"] if module in ("cities", "posts") else ["greedy", "random"]
+    first = play_game([make_player(s, seed=i) for i, s in enumerate(specs)], seed=players, config=config(module, players))
+    assert first.termination == "normal" and first.result is not None
+    assert first.start.startswith("SPN2")
+    again = play_game([make_player(s, seed=i) for i, s in enumerate(specs)], seed=players, config=config(module, players))
+    assert again.moves == first.moves
+
+
+def mid_game(module, players=2, turns=12, seed=3) -> State:
+    """A module game a few turns in, played by the greedy player (seat 1 reserves blind from an
+    Orient deck in the Orient)."""
+    st = State.new(players, seed=seed, config=config(module, players))
+    greedy = make_player("greedy", seed=1)
+    while st.turn < turns and not st.is_over():
+        if module == "orient" and st.to_move == 1 and st.turn < 4:
+            st.push("rO1" if st.turn < 2 else "rO3")
+        else:
+            st.push(greedy.choose(st.view()).move)
+    return st
+
+
+def info_json(decision):
+    d = decision.info.to_json()
+    d.pop("seconds")
+    d.pop("nodes_per_s", None)
+    d.pop("cpu_seconds", None)
+    d.pop("depth_seconds", None)
+    return d
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_same_seed_same_search(module):
+    st = mid_game(module)
+    for spec in ["mcts(iterations=200)", "expectimax(depth=2)", "greedy", "random"]:
+        a = make_player(spec, seed=3).choose(st.view())
+        b = make_player(spec, seed=3).choose(st.view())
+        assert a.move == b.move and info_json(a) == info_json(b), spec
+        assert a.move in st.legal_moves
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_hidden_cards_do_not_change_the_move(module):
+    """Two true states that seat 0 cannot tell apart (other deck orders, including the Orient
+    decks, and other cards behind seat 1's blind reserves from the Orient decks) give every
+    seeded player the same decision."""
+    st = mid_game(module, turns=10)
+    view = st.view(0) if st.to_move == 0 else None
+    if view is None:
+        st.push(make_player("greedy").choose(st.view()).move)
+        view = st.view(0)
+    twins = [view.resample(k) for k in (1, 2)]
+    assert twins[0].position() != twins[1].position()
+    assert twins[0].view(0) == twins[1].view(0) == view
+    if module == "orient":
+        assert sum(st.seats[1].reserved_blind) == 2 and all(st.seats[1].reserved_orient)
+        assert twins[0].seats[1].reserved != twins[1].seats[1].reserved or twins[0].position() != twins[1].position()
+    for spec in SPECS + ["mcts(iterations=200,mode='pimc',dets=3)", "expectimax(depth=2,dets=2)"]:
+        da = make_player(spec, seed=8).choose(twins[0].view(0))
+        db = make_player(spec, seed=8).choose(twins[1].view(0))
+        assert info_json(da) == info_json(db), spec
+
+
+# -- what the evaluation and the action scores know -------------------------------------------------
+
+def scores_by_action(st: State) -> dict[int, float]:
+    acts, scores = _policy.action_scores(st._core)
+    return dict(zip(acts, scores))
+
+
+def test_base_game_evaluation_ignores_the_module_weights():
+    st = State.new(2, seed=4)
+    for m in ["+wbg", "+grk", "rL2"]:
+        st.push(m)
+    assert evaluate(st) == evaluate(st, module_weights=[9.0] * len(MODULE_WEIGHTS))
+
+
+def test_a_claimed_city_is_nearly_a_win():
+    st = State(CITIES_WIN)
+    no_claim = list(MODULE_WEIGHTS)
+    no_claim[1] = 0.0
+    v, w = evaluate(st), evaluate(st, module_weights=no_claim)
+    assert v[0] - w[0] == pytest.approx(MODULE_WEIGHTS[1]) and v[1] == w[1]   # seat 0 holds a city
+    assert MODULE_WEIGHTS[1] >= 20
+    st.push("b39/c6")
+    assert st.is_over() and st.result().winners == (1,)
+
+
+def test_opponent_strongholds_cost_and_own_ones_count():
+    st = State(SH_WIN)
+    base = evaluate(st)
+    zero = evaluate(st, module_weights=[0.0] * len(MODULE_WEIGHTS))
+    # seat 1's three strongholds on an affordable card (a conquest next turn) are worth something
+    assert base[1] > zero[1]
+
+
+def test_decision_scores():
+    # Orient: after buying the take_l2 card, the free level-2 card worth 3 points scores best
+    st = State(ORIENT_WIN)
+    core = st._core.copy()
+    buy = [a for a in core.legal_actions() if core.action_key(a) == 458 + 110]
+    core.apply(buy[0])
+    acts, scores = _policy.action_scores(core)
+    best = acts[max(range(len(acts)), key=scores.__getitem__)]
+    assert core.action_key(best) == 578 + 45     # KEY_FREE + #45
+    # Strongholds: after the purchase, removing seat 0's stronghold (keeping the three for the
+    # conquest) scores above moving one of the three away
+    core = State(SH_WIN)._core.copy()
+    core.apply([a for a in core.legal_actions() if core.action_key(a) == 458 + 44][0])
+    acts, scores = _policy.action_scores(core)
+    best = acts[max(range(len(acts)), key=scores.__getitem__)]
+    assert core.action_key(best) == 1058 + 70   # KEY_SH_REMOVE + #70
+    # then the conquest scores above declining it
+    core.apply(best)
+    acts, scores = _policy.action_scores(core)
+    assert acts == [317, 318] and scores[0] > scores[1]
+
+
+def test_module_weights_are_validated():
+    from splendor_ai.errors import ConfigError
+    with pytest.raises(ConfigError, match="module_weights"):
+        make_player("mcts(module_weights=(1.0, 2.0))")
+    with pytest.raises(ConfigError, match="module_weights"):
+        make_player("expectimax(module_weights=(1.0,))")
+    assert len(MODULE_WEIGHTS) == 12 and len(DEFAULT_WEIGHTS) == 10
