@@ -87,7 +87,7 @@ def test_page_and_static_files_are_served(client):
     for name in ("app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
     cat = client.get("/api/catalog").json()
-    assert len(cat["cards"]) == 90 and len(cat["nobles"]) == 10
+    assert len(cat["cards"]) == 120 and len(cat["nobles"]) == 10   # the Orient cards are 90-119
     assert cat["cards"][45]["level"] == 2
     assert client.get("/api/health").json()["ok"] is True
 

@@ -92,9 +92,12 @@ READ_PAGE = """() => {
     gameId: document.querySelector('#status .game-id').textContent.replace('game ', '').trim(),
     turn: Number(st.turn), version: Number(st.version), yourTurn: st.yourTurn === '1', over: st.over === '1',
     bank: q('[data-testid=bank-token]').map(num),
-    market: [1, 2, 3].map(l => [...document.querySelector(`.market-row.lv${l}`).children].slice(1)
+    market: [1, 2, 3].map(l => [...document.querySelector(`.market-row.lv${l}`).children]
+      .filter(e => (e.dataset.testid || '').startsWith('market'))
       .map(e => e.dataset.card ? Number(e.querySelector('.card-id').textContent.slice(1)) : null)),
-    decks: [1, 2, 3].map(l => Number(document.querySelector(`[data-testid=deck][data-level='${l}']`).dataset.count)),
+    decks: [1, 2, 3].map(l => Number(document.querySelector(`[data-testid=deck][data-level='${l}']`).dataset.count))
+      .concat(q('[data-testid=orient-deck]').length
+        ? [1, 2, 3].map(l => Number(document.querySelector(`[data-testid=orient-deck][data-level='${l}']`).dataset.count)) : []),
     nobles: q('#nobles [data-testid=noble]').map(e => Number(e.dataset.noble)),
     seats: q('[data-testid=seat]').map(s => ({
       seat: Number(s.dataset.seat),
@@ -209,11 +212,12 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(Path(SHOTS) / name))
 
 
-def start_game(page, base: str, seats: list[str], seed: int, players: int = 2) -> str:
+def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, module: str = "") -> str:
     page.goto(base)
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_selector("#new-dialog[open]")
     page.select_option("#ng-players", str(players))
+    page.select_option("#ng-module", module)
     for i, spec in enumerate(seats):
         row = f"#ng-seats [data-seat='{i}']"
         if spec == "human":
@@ -461,3 +465,138 @@ def test_screenshots_of_a_game_in_progress(page, server):
         page.click(f"[data-testid=bank-token][data-colour={takes[0][1]}]")
         page.click(f"[data-testid=bank-token][data-colour={takes[0][2]}]")
     shoot(page, "play.png")
+
+
+# -- the Cities of Splendor modules ----------------------------------------------------------------------
+
+def test_a_module_game_from_the_new_game_form(page, server):
+    """The form's module choice starts an Orient game: six cards a level, the Orient decks, and a
+    few turns played by clicking, the page matching the engine after each."""
+    base, manager = server
+    gid = start_game(page, base, ["human", FAST_AI], seed=8, module="orient")
+    g = check_page_against_engine(page, base, manager, gid)
+    assert g["module"] == "orient" and len(g["decks"]) == 6 and all(len(row) == 6 for row in g["market"])
+    assert page.locator("[data-testid=orient-deck]").count() == 3
+    assert page.locator("[data-testid=market-card][data-orient='1']").count() == 6
+    page.click("[data-testid=orient-deck][data-level='2']")       # a blind reserve from an Orient deck
+    page.click("#act-reserve-deck")
+    wait_for_turn(page, g["version"])
+    g = check_page_against_engine(page, base, manager, gid)
+    assert g["log"][0]["move"] == "rO2" and g["seats"][0]["reserved"][0]["orient"]
+    for turn in range(3):
+        if g["over"]:
+            break
+        click_move(page, g, pick([m["move"] for m in g["legalMoves"]], turn))
+        wait_for_turn(page, g["version"])
+        g = check_page_against_engine(page, base, manager, gid)
+
+
+def module_game(page, base, manager, module: str):
+    """Upload a game of `module` where the human (seat 0) has the module's decision to make."""
+    from module_positions import decision_position
+    st, hits = decision_position(module)
+    gid = upload(page, base, GameRecord.from_state(st, seed=1, players=["human", "random"]))
+    g = check_page_against_engine(page, base, manager, gid)
+    assert g["yourTurn"] and g["module"] == module
+    return gid, g, st, hits
+
+
+def click_card(page, g, card: int) -> None:
+    if any(card in row for row in g["market"]):
+        page.click(f"[data-testid=market-card][data-card='{card}']")
+    else:
+        page.click(f"[data-testid=seat][data-seat='0'] [data-testid=reserved-card][data-card='{card}']")
+
+
+def test_strongholds_placement_by_clicking(page, server):
+    """Buy a card, then click the card to put a stronghold on: the page offers the stronghold action
+    (place / move / remove), the click on a highlighted market card decides it, and the board then
+    shows the stronghold on that card and one fewer in hand."""
+    base, manager = server
+    gid, g, st, hits = module_game(page, base, manager, "strongholds")
+    move = hits[-1]
+    action, target = str(move).split("/")
+    assert "♜♜♜ 3 in hand" in page.locator("[data-testid=seat][data-seat='0'] [data-testid=seat-strongholds]").inner_text()
+    click_card(page, g, int(action[1:]))
+    page.click("#act-buy")
+    page.wait_for_selector("[data-testid=decision]")
+    offered = page.eval_on_selector_all("[data-testid=decision]", "els => els.map(e => e.dataset.token)")
+    assert sorted(offered) == sorted(str(m).split("/")[1] for m in hits if str(m).startswith(action + "/"))
+    choosable = page.eval_on_selector_all("[data-testid=market-card].choosable", "els => els.map(e => Number(e.dataset.card))")
+    assert int(target[1:]) in choosable
+    page.click(f"[data-testid=market-card][data-card='{target[1:]}']")
+    wait_for_turn(page, g["version"])
+    after = api_game(base, gid)
+    played = after["log"][len(g["log"])]
+    assert played["move"] == str(move) and "places a stronghold on card" in played["description"]
+    check_page_against_engine(page, base, manager, gid)
+    state = manager.get(gid).state
+    mine = {c: n for c, (seat, n) in state.strongholds.items() if seat == 0}
+    shown = page.eval_on_selector_all("[data-testid=stronghold][data-seat='0']",
+                                      "els => els.map(e => [Number(e.closest('[data-card]').dataset.card), Number(e.dataset.count)])")
+    assert dict(map(tuple, shown)) == mine
+    assert page.get_attribute("[data-testid=seat][data-seat='0'] .sh-hand", "data-count") == str(state.seats[0].strongholds)
+    if SHOTS:
+        shoot(page, "strongholds.png")
+
+
+def test_orient_joker_and_free_card_by_clicking(page, server):
+    """Buy an Orient joker that also gives a free card: the page asks for the joker's colour (a
+    button), then for the free card (a click on a highlighted market card), and plays the whole
+    turn; the seat then shows the joker with its colour."""
+    base, manager = server
+    gid, g, st, hits = module_game(page, base, manager, "orient")
+    move = str(hits[-1])
+    parts = move.split("/")
+    click_card(page, g, int(parts[0][1:]))
+    page.click("#act-buy")
+    for tok in parts[1:]:
+        page.wait_for_selector("[data-testid=decision]")
+        if tok[0] == "f":
+            page.click(f"[data-testid=market-card][data-card='{tok[1:]}'].choosable")
+        else:
+            page.click(f"[data-testid=decision][data-token='{tok}']")
+    wait_for_turn(page, g["version"])
+    played = api_game(base, gid)["log"][len(g["log"])]
+    assert played["move"] == move and "attaching the joker to their" in played["description"]
+    check_page_against_engine(page, base, manager, gid)
+    colour = next(t[1] for t in parts if t[0] == "j")
+    assert page.get_attribute(f"[data-testid=seat][data-seat='0'] [data-testid=seat-orient] [data-card='{parts[0][1:]}']",
+                              "data-joker") == colour
+    if SHOTS:
+        shoot(page, "orient.png")
+
+
+@pytest.mark.parametrize("module", ["cities", "posts"])
+def test_city_and_extra_gem_choices_by_clicking(page, server, module):
+    """The Cities: two cities welcome the buyer, a click on one claims it; the Trading Posts: an
+    extra gem after taking two, chosen with a button. The board shows the module's panel."""
+    base, manager = server
+    gid, g, st, hits = module_game(page, base, manager, module)
+    move = str(hits[-1])
+    parts = move.split("/")
+    if module == "cities":
+        assert sorted(int(e) for e in page.eval_on_selector_all("#module [data-testid=city]", "els => els.map(e => e.dataset.city)")) == sorted(g["cities"])
+        click_card(page, g, int(parts[0][1:]))
+        page.click("#act-buy")
+        page.wait_for_selector("#module .city.choosable")
+        page.click(f"#module [data-testid=city][data-city='{parts[-1][1:]}']")
+    else:
+        assert page.locator("#module [data-testid=post]").count() == 5
+        for ch in parts[0][1:]:
+            page.click(f"[data-testid=bank-token][data-colour={ch}]")
+        page.click("[data-testid=confirm-take]")
+        for tok in parts[1:]:
+            if tok[0] == "-":
+                for ch in tok[1:]:
+                    page.click(f"[data-testid=return-token][data-colour={ch}]")
+            else:
+                page.click(f"[data-testid=decision][data-token='{tok}']")
+    wait_for_turn(page, g["version"])
+    played = api_game(base, gid)["log"][len(g["log"])]
+    assert played["move"] == move
+    g = check_page_against_engine(page, base, manager, gid)
+    if module == "cities":
+        assert page.locator(f"[data-testid=claimed-city][data-city='{parts[-1][1:]}'][data-seat='0']").count() == 1
+    else:
+        assert "takes an extra" in played["description"]

@@ -4,7 +4,7 @@ Routes (all JSON; the full list with examples is in docs/WEB.md):
 
     GET  /                                   the page (static/index.html, app.js, style.css)
     GET  /api/health, /api/catalog, /api/games
-    POST /api/games                          new game            {players, seats, seed, firstPlayer, hintSpec}
+    POST /api/games                          new game            {players, seats, seed, firstPlayer, hintSpec, module}
     POST /api/games/import                   game from a record  {record, humans, game}
     GET  /api/games/{id}[?seat=S]            the game as a human seat sees it
     DELETE /api/games/{id}
@@ -59,6 +59,7 @@ class NewGameBody(_Body):
     seed: int | None = None
     firstPlayer: int = 0
     hintSpec: str | None = None
+    module: str | None = None
 
 
 class MoveBody(_Body):
@@ -184,7 +185,7 @@ def create_app(manager: GameManager | None = None) -> FastAPI:
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGameBody):
-        game = manager.create(body.players, body.seats, body.seed, body.firstPlayer, body.hintSpec)
+        game = manager.create(body.players, body.seats, body.seed, body.firstPlayer, body.hintSpec, body.module)
         return game.to_json()
 
     @app.post("/api/games/import", status_code=201)

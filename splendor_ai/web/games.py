@@ -24,9 +24,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..cards import BASE_CARDS, COLOURS, LETTERS, NOBLES
+from ..cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
 from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
-from ..state import Config, State, View
+from ..state import MODULES, Config, State, View
 
 DEFAULT_AI = "mcts(seconds=1)"
 HINT_FALLBACK_SPEC = "mcts(seconds=1)"
@@ -135,36 +135,70 @@ def parse_limit(obj, field: str = "limit", default: dict | None = None):
 
 # -- what the page sees --------------------------------------------------------------------------------
 
+POST_LABELS = ("+1 gem after each purchase", "+1 gem of another colour when taking 2 of one",
+               "each gold pays for 2 gems of a colour", "5 points", "1 point per trading post held")
+MODULE_TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The Trading Posts",
+                 "strongholds": "The Strongholds"}
+
+
 def catalog_json() -> dict:
-    """The public card and noble tables (the page draws cards from them)."""
+    """The public tables the page draws from: every card (the 90 base cards and the 30 Orient cards,
+    with their abilities), the nobles, the cities and the trading-post powers, and the modules."""
     return {
         "colours": list(COLOURS), "letters": LETTERS,
-        "cards": [{"id": c.id, "level": c.level, "bonus": c.bonus, "bonusLetter": LETTERS[c.bonus],
-                   "points": c.points, "cost": list(c.cost)} for c in BASE_CARDS],
+        "cards": [{"id": c.id, "level": c.level, "bonus": c.bonus,
+                   "bonusLetter": LETTERS[c.bonus] if c.bonus is not None else None,
+                   "bonusCount": c.bonus_count, "points": c.points, "cost": list(c.cost), "orient": c.orient,
+                   "abilities": list(c.abilities), "sacrifice": c.sacrifice} for c in CARDS],
         "nobles": [{"id": n.id, "points": n.points, "requirement": list(n.requirement)} for n in NOBLES],
+        "cities": [{"id": c.id, "tile": c.tile, "side": c.side, "prestige": c.prestige,
+                    "requirement": list(c.requirement), "sameColour": c.same_colour} for c in CITIES],
+        "posts": [{"id": p.id, "requirement": list(p.requirement), "nobles": p.nobles, "power": p.power,
+                   "label": POST_LABELS[p.id], "effect": p.effect} for p in POSTS],
+        "modules": [{"name": m, "title": MODULE_TITLES[m]} for m in MODULES],
     }
 
 
 def board_json(view: View) -> dict:
     """Everything `view.seat` sees, as JSON: the bank, the market, deck sizes, nobles and each seat's
-    holdings (blind reserves of other seats as hidden cards, `card: null`)."""
+    holdings (blind reserves of other seats as hidden cards, `card: null`), and the module's
+    elements (docs/WEB.md)."""
+    module = view.module
     seats = []
     for i, s in enumerate(view.seats):
-        seats.append({
+        seat = {
             "seat": i, "tokens": list(s.tokens), "tokenCount": sum(s.tokens), "bonuses": list(s.bonuses),
             "cards": list(s.cards), "points": s.points, "nobles": list(s.nobles),
-            "reserved": [{"card": c, "level": lv, "blind": b}
-                         for c, lv, b in zip(s.reserved, s.reserved_levels, s.reserved_blind)],
-        })
+            "reserved": [{"card": c, "level": lv, "blind": b, "orient": o}
+                         for c, lv, b, o in zip(s.reserved, s.reserved_levels, s.reserved_blind,
+                                                s.reserved_orient or (False,) * len(s.reserved))],
+        }
+        if module == "cities":
+            seat["cities"] = list(s.cities)
+        elif module == "orient":
+            seat["jokers"] = [{"card": c, "colour": col} for c, col in s.jokers]
+            seat["heldNobles"] = list(s.held_nobles)
+        elif module == "posts":
+            seat["posts"] = list(s.posts)
+        elif module == "strongholds":
+            seat["strongholds"] = s.strongholds
+        seats.append(seat)
     result = view.result()
-    return {
-        "players": view.players, "viewer": view.seat, "toMove": view.to_move, "turn": view.turn,
+    out = {
+        "players": view.players, "module": module, "viewer": view.seat, "toMove": view.to_move, "turn": view.turn,
         "finalRound": view.final_round, "over": view.is_over(),
         "result": result.to_json() if result else None,
         "bank": list(view.bank), "market": [list(row) for row in view.market],
         "decks": list(view.deck_sizes), "nobles": list(view.nobles), "seats": seats,
         "position": view.position(),
     }
+    if module == "cities":
+        out["cities"] = list(view.cities)
+    elif module == "orient":
+        out["discard"] = list(view.discard)
+    elif module == "strongholds":
+        out["strongholds"] = [{"card": c, "seat": seat, "count": n} for c, (seat, n) in view.strongholds.items()]
+    return out
 
 
 def _visible_cards(view: View) -> set[int]:
@@ -172,14 +206,15 @@ def _visible_cards(view: View) -> set[int]:
     for s in view.seats:
         seen.update(s.cards)
         seen.update(c for c in s.reserved if c is not None)
+    seen.update(view.discard)
     return seen
 
 
 def _mask_move(move: str, visible: set[int]) -> str | None:
     """A move as a viewer may see it: None when it names a card hidden from the viewer."""
     import re
-    for m in re.finditer(r"(?:^|/)(?:b|r)([0-9]+)", move):
-        if int(m[1]) not in visible:
+    for m in re.finditer(r"(?:^|/)(?:b|r|f|d|t|x|m)([0-9]+)(?::([0-9]+))?", move):
+        if int(m[1]) not in visible or (m[2] is not None and int(m[2]) not in visible):
             return None
     return move
 
@@ -342,7 +377,9 @@ class WebGame:
             if st.to_move not in self.humans:
                 raise ApiError(409, f"it is {player_name(st.to_move)}'s turn, an AI seat: wait for its move")
             try:
-                move = st.parse_move(text.strip())
+                # the mover's view decides: a decision naming the card a refill reveals is not theirs
+                # to choose before they see it (accepting it would show the top of a deck)
+                move = st.view(st.to_move).parse_move(text.strip())
             except NotationError as e:
                 raise ApiError(400, f"move: not a move: {e}", "move") from None
             except IllegalMoveError as e:
@@ -584,7 +621,8 @@ class GameManager:
         for g in games:
             with g.lock:
                 st = g.state
-                out.append({"gameId": g.id, "players": st.players, "turn": st.turn, "over": st.is_over(),
+                out.append({"gameId": g.id, "players": st.players, "module": st.module, "turn": st.turn,
+                            "over": st.is_over(),
                             "toMove": st.to_move, "seats": list(g.specs)})
         return out
 
@@ -610,7 +648,7 @@ class GameManager:
                 return gid
 
     def create(self, players: int = 2, seats: list[str] | None = None, seed: int | None = None,
-               first_player: int = 0, hint_spec: str | None = None) -> WebGame:
+               first_player: int = 0, hint_spec: str | None = None, module: str | None = None) -> WebGame:
         if not isinstance(players, int) or isinstance(players, bool) or players not in (2, 3, 4):
             raise ApiError(422, f"players: expected 2, 3 or 4, got {players!r}", "players")
         if seats is None:
@@ -634,7 +672,11 @@ class GameManager:
             raise ApiError(422, f"firstPlayer: expected a seat 0-{players - 1}, got {first_player!r}", "firstPlayer")
         if hint_spec is not None:
             hint_spec = check_search_spec(hint_spec, "hintSpec")
-        state = State.new(players, seed=seed, first_player=first_player, config=Config(players=players))
+        if module is not None and module not in MODULES:
+            raise ApiError(422, f"module: unknown module {module!r}; the modules are {', '.join(MODULES)} (or null "
+                           "for the base game)", "module")
+        state = State.new(players, seed=seed, first_player=first_player,
+                          config=Config(players=players, modules=(module,) if module else ()))
         return self._add(WebGame(self, self._new_id(), state, seed, specs, hint_spec))
 
     def import_record(self, text, humans: list[int] | None = None, game: int = 1) -> WebGame:

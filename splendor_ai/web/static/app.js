@@ -99,23 +99,63 @@ function token(colour, count, attrs = {}) {
   }, String(count));
 }
 
+const ABILITY_LABELS = {
+  gold2: "gold card: pays as 2 gold", joker: "joker: joins a colour you have", double_bonus: "double bonus",
+  reserve_noble: "reserve a noble", take_l1: "take a level-1 card free", take_l2: "take a level-2 card free",
+  sacrifice: "sacrifice",
+};
+const ABILITY_SHORT = { reserve_noble: "noble", take_l1: "+L1", take_l2: "+L2", double_bonus: "x2" };
+
+// what a card gives, in words: "red bonus", "double red bonus", "gold card", "joker"
+function cardKind(c) {
+  if (c.abilities.includes("gold2")) return "gold card (pays as 2 gold)";
+  if (c.abilities.includes("joker")) return "joker";
+  return `${c.bonusCount === 2 ? "double " : ""}${NAMES[c.bonus]} bonus`;
+}
+
 function cardEl(id, attrs = {}) {
   const c = S.catalog.cards[id];
-  const letter = LETTERS[c.bonus];
-  const cost = c.cost.map((n, i) => n ? h("span", { class: `cost t-${LETTERS[i]}`, title: `${n} ${NAMES[i]}` }, n) : null);
+  const letter = c.bonusLetter || (c.abilities.includes("gold2") ? "y" : "j");
+  const cost = c.sacrifice !== null
+    ? [h("span", { class: "sacrifice", title: `price: discard 2 of your ${NAMES[c.sacrifice]} cards` }, "discard 2 ",
+        h("span", { class: `cost t-${LETTERS[c.sacrifice]}` }, "2"))]
+    : c.cost.map((n, i) => n ? h("span", { class: `cost t-${LETTERS[i]}`, title: `${n} ${NAMES[i]}` }, n) : null);
+  const abilities = c.abilities.filter(a => ABILITY_SHORT[a]);
+  const price = c.sacrifice !== null ? `discard 2 ${NAMES[c.sacrifice]} cards`
+    : `costs ${c.cost.map((n, i) => n ? `${n} ${NAMES[i]}` : null).filter(Boolean).join(", ")}`;
+  const joker = attrs.joker !== undefined && attrs.joker !== null ? attrs.joker : null;
   return h("div", {
-    class: `card bonus-${letter} ${attrs.class || ""}`,
-    title: `Card #${id}: level ${c.level}, ${NAMES[c.bonus]} bonus, ${c.points} point${c.points === 1 ? "" : "s"}; ` +
-      `costs ${c.cost.map((n, i) => n ? `${n} ${NAMES[i]}` : null).filter(Boolean).join(", ")}`,
-    dataset: { card: String(id), level: String(c.level), ...(attrs.dataset || {}) },
+    class: `card bonus-${letter}${c.orient ? " orient" : ""} ${attrs.class || ""}`,
+    title: `Card #${id}: level ${c.level}${c.orient ? " Orient" : ""}, ${cardKind(c)}, ${c.points} point${c.points === 1 ? "" : "s"}; ` +
+      price + (c.abilities.length ? `; ${c.abilities.map(a => ABILITY_LABELS[a]).join(", ")}` : "") +
+      (joker !== null ? `; the joker joined your ${NAMES[joker]} cards` : ""),
+    dataset: { card: String(id), level: String(c.level), ...(c.orient ? { orient: "1" } : {}), ...(attrs.dataset || {}) },
     "data-testid": attrs.testid,
     onclick: attrs.onclick,
   },
     h("div", { class: "card-head" },
       h("span", { class: "pts" }, c.points ? String(c.points) : ""),
-      h("span", { class: `gem t-${letter}`, title: `${NAMES[c.bonus]} bonus` })),
+      c.bonusCount === 2 && c.bonus !== null ? h("span", { class: `gem t-${letter} double`, title: `double ${NAMES[c.bonus]} bonus` }) : null,
+      h("span", { class: `gem t-${joker !== null ? LETTERS[joker] : letter}`, title: cardKind(c) },
+        c.abilities.includes("joker") ? h("span", {}, "J") : c.abilities.includes("gold2") ? h("span", {}, "2") : null)),
     h("div", { class: "card-cost" }, cost),
+    abilities.length ? h("div", { class: "abilities" }, abilities.map(a => h("span", { class: "ability", title: ABILITY_LABELS[a] }, ABILITY_SHORT[a]))) : null,
+    attrs.extra || null,
     h("div", { class: "card-id" }, `#${id}`));
+}
+
+function cityEl(id, attrs = {}) {
+  const c = S.catalog.cities[id];
+  const req = c.requirement.map((k, i) => k ? `${k} ${NAMES[i]}` : null).filter(Boolean);
+  if (c.sameColour) req.push(`${c.sameColour} of one ${req.length ? "other " : ""}colour`);
+  return h("div", {
+    class: `city ${attrs.class || ""}`, dataset: { city: String(id) }, "data-testid": attrs.testid || "city",
+    title: `City ${id}: ${c.prestige} prestige and ${req.join(", ")} bonuses`, onclick: attrs.onclick,
+  },
+    h("span", { class: "pts" }, String(c.prestige)),
+    h("div", { class: "req" }, c.requirement.map((k, i) => k ? h("span", { class: `req-chip t-${LETTERS[i]}` }, k) : null),
+      c.sameColour ? h("span", { class: "req-chip same", title: "of one colour" }, `${c.sameColour}=`) : null),
+    h("span", { class: "noble-id" }, `c${id}`));
 }
 
 function cardBack(level, attrs = {}) {
@@ -164,10 +204,12 @@ function render() {
     updateButtons();
     return;
   }
+  document.body.classList.toggle("mod-orient", b.module === "orient");   // six cards a level: a wider board
   trackFresh();
   renderStatus(b);
   renderBanner();
   renderNobles(b);
+  renderModule(b);
   renderMarket(b);
   renderBank(b);
   renderSeats(b);
@@ -252,7 +294,7 @@ function highlightFor(b) {
   if (S.hint && !S.replay && S.hint.version === S.game.version) {
     const m = splitMove(S.hint.move);
     if (m.action[0] === "+") for (const ch of m.action.slice(1)) hl.bank.add(ch);
-    else if (m.action.startsWith("rL")) hl.decks.add(Number(m.action.slice(2)));
+    else if (m.action.startsWith("rL") || m.action.startsWith("rO")) hl.decks.add(m.action);
     else if (m.action[0] === "b" || m.action[0] === "r") hl.cards.add(Number(m.action.slice(1)));
   }
   for (const e of recentAiMoves()) {
@@ -261,19 +303,53 @@ function highlightFor(b) {
     if (m.action[0] === "+") {
       hl.seatTokens[e.seat] = hl.seatTokens[e.seat] || new Set();
       for (const ch of m.action.slice(1)) hl.seatTokens[e.seat].add(ch);
-    } else if (m.action[0] === "b" || (m.action[0] === "r" && m.action[1] !== "L")) {
+    } else if (m.action[0] === "b" || (m.action[0] === "r" && m.action[1] !== "L" && m.action[1] !== "O")) {
       hl.cards.add(Number(m.action.slice(1)));
     }
   }
   return hl;
 }
 
+function renderModule(b) {
+  const area = $("#module-area");
+  const el = $("#module");
+  $("#nobles-area").hidden = b.module === "cities";
+  if (!b.module || b.module === "strongholds") { area.hidden = true; el.replaceChildren(); return; }
+  area.hidden = false;
+  const choose = S.sel && S.sel.phase === "decide" ? S.sel.options : [];
+  if (b.module === "cities") {
+    $("#module-title").textContent = "Cities";
+    const claimed = b.seats.flatMap(s => s.cities.map(c => [c, s.seat]));
+    el.replaceChildren(h("div", { class: "nobles" }, b.cities.map(c => cityEl(c, {
+        class: choose.includes(`c${c}`) ? "choosable" : "", onclick: () => clickToken(`c${c}`) })),
+      b.cities.length ? null : h("span", { class: "muted" }, "No city face up.")),
+      claimed.length ? h("div", { class: "claimed" }, "Claimed: ", claimed.map(([c, s]) =>
+        h("span", { class: "claim", "data-testid": "claimed-city", dataset: { city: String(c), seat: String(s) } },
+          h("span", { class: `seat-dot s${s}` }), `c${c} by ${playerName(s)}`))) : null);
+  } else if (b.module === "posts") {
+    $("#module-title").textContent = "Trading posts";
+    el.replaceChildren(h("div", { class: "posts" }, S.catalog.posts.map(p => {
+      const holders = b.seats.filter(s => s.posts.includes(p.id)).map(s => s.seat);
+      return h("div", { class: "post", "data-testid": "post", dataset: { post: String(p.id), holders: holders.join(",") }, title: p.effect },
+        h("div", { class: "post-label" }, h("b", {}, `p${p.id} `), p.label),
+        h("div", { class: "req" }, "needs ", p.requirement.map((k, i) => k ? h("span", { class: `req-chip t-${LETTERS[i]}` }, k) : null),
+          p.nobles ? h("span", { class: "muted" }, ` + ${p.nobles} noble`) : null),
+        h("div", { class: "holders" }, holders.length ? holders.map(s => h("span", { class: `seat-dot s${s}`, title: playerName(s) })) : h("span", { class: "muted" }, "free")));
+    })));
+  } else if (b.module === "orient") {
+    $("#module-title").textContent = "The Orient: out of the game";
+    el.replaceChildren(h("div", { class: "discard", "data-testid": "discard" },
+      b.discard.length ? b.discard.map(c => cardEl(c, { class: "mini" })) : h("span", { class: "muted" }, "No card discarded yet.")));
+  }
+}
+
 function renderNobles(b) {
   const el = $("#nobles");
-  const choosable = S.sel && S.sel.phase === "noble" ? new Set(S.sel.cands.map(c => c.noble)) : null;
+  const opts = S.sel && S.sel.phase === "decide" ? S.sel.options : [];
+  const choosable = new Set(opts.filter(t => t && (t[0] === "n" || t[0] === "h")).map(t => Number(t.slice(1))));
   el.replaceChildren(...b.nobles.map(n => nobleEl(n, {
     testid: "noble",
-    class: choosable && choosable.has(n) ? "choosable" : "",
+    class: choosable.has(n) ? "choosable" : "",
     onclick: () => clickNoble(n),
   })));
   if (!b.nobles.length) el.append(h("span", { class: "muted" }, "No nobles left."));
@@ -286,20 +362,30 @@ function renderMarket(b) {
   el.replaceChildren();
   for (const level of [3, 2, 1]) {
     const row = h("div", { class: `market-row lv${level}` });
-    const deckCount = b.decks[level - 1];
-    const deckCls = ["deck"];
-    if (actions.has(`rL${level}`)) deckCls.push("actionable");
-    if (hl.decks.has(level)) deckCls.push("hinted");
-    if (S.sel && S.sel.deck === level) deckCls.push("selected");
-    row.append(deckCount > 0
-      ? cardBack(level, {
-        class: deckCls.join(" "), testid: "deck", dataset: { level: String(level), count: String(deckCount) },
-        label: h("span", { class: "deck-count" }, `${deckCount} left`),
-        title: `Level-${level} deck: ${deckCount} cards. Click to reserve its top card blind.`,
-        onclick: () => clickDeck(level),
-      })
-      : h("div", { class: "card empty deck", "data-testid": "deck", dataset: { level: String(level), count: "0" } }, "empty"));
+    const deck = (orient) => {
+      const deckCount = b.decks[level - 1 + (orient ? 3 : 0)];
+      const act = `r${orient ? "O" : "L"}${level}`;
+      const deckCls = ["deck"];
+      if (orient) deckCls.push("orient-deck");
+      if (actions.has(act)) deckCls.push("actionable");
+      if (hl.decks.has(act)) deckCls.push("hinted");
+      if (S.sel && S.sel.deck === level && !!S.sel.orient === orient) deckCls.push("selected");
+      const data = { level: String(level), count: String(deckCount), ...(orient ? { orient: "1" } : {}) };
+      return deckCount > 0
+        ? cardBack(level, {
+          class: deckCls.join(" "), testid: orient ? "orient-deck" : "deck", dataset: data,
+          label: h("span", { class: "deck-count" }, `${orient ? "Orient · " : ""}${deckCount} left`),
+          title: `${orient ? "Orient level" : "Level"}-${level} deck: ${deckCount} cards. Click to reserve its top card blind.`,
+          onclick: () => clickDeck(level, orient),
+        })
+        : h("div", { class: "card empty deck", "data-testid": orient ? "orient-deck" : "deck", dataset: data }, "empty");
+    };
+    row.append(deck(false));
+    const sh = {};
+    for (const e of (b.strongholds || [])) sh[e.card] = e;
+    const choose = S.sel && S.sel.phase === "decide" ? S.sel.options : [];
     b.market[level - 1].forEach((id, slot) => {
+      if (slot === 4) row.append(deck(true));
       if (id === null) {
         row.append(h("div", { class: "card empty", "data-testid": "market-slot-empty" }, "—"));
         return;
@@ -310,9 +396,15 @@ function renderMarket(b) {
       if (S.sel && S.sel.card && S.sel.card.id === id) cls.push("selected");
       if (hl.cards.has(id)) cls.push("hinted");
       if (S.fresh.has(id)) cls.push("fresh");
+      if (choose.some(t => t && /^[ftxdbm:]/.test(t) && Number(t.slice(1)) === id)) cls.push("choosable");
+      const e = sh[id];
       row.append(cardEl(id, {
         class: cls.join(" "), testid: "market-card", dataset: { slot: String(slot) },
         onclick: () => clickCard(id, "market"),
+        extra: e ? h("span", { class: `sh-badge s${e.seat}`, "data-testid": "stronghold",
+          dataset: { seat: String(e.seat), count: String(e.count) },
+          title: `${playerName(e.seat)}'s stronghold${e.count > 1 ? "s" : ""} (${e.count}): only they can buy or reserve this card` },
+          `\u265C${e.count > 1 ? "\u00D7" + e.count : ""}`) : null,
       }));
     });
     el.append(row);
@@ -389,8 +481,35 @@ function renderSeats(b) {
         reserved.length ? h("span", { class: "reserved" }, reserved) : h("span", { class: "muted" }, "none")),
       s.nobles.length ? h("div", { class: "seat-row" },
         h("span", { class: "label" }, "Nobles"),
-        h("span", { class: "seat-nobles" }, s.nobles.map(n => nobleEl(n, { class: "mini" })))) : null);
+        h("span", { class: "seat-nobles" }, s.nobles.map(n => nobleEl(n, { class: "mini" })))) : null,
+      ...seatModuleRows(b, s));
   }));
+}
+
+function seatModuleRows(b, s) {
+  const rows = [];
+  const row = (label, testid, ...content) => h("div", { class: "seat-row", "data-testid": testid }, h("span", { class: "label" }, label), ...content);
+  if (b.module === "cities") {
+    rows.push(row("Cities", "seat-cities", s.cities.length
+      ? h("span", { class: "seat-cities" }, s.cities.map(c => cityEl(c, { class: "mini", testid: "seat-city" })))
+      : h("span", { class: "muted" }, "none")));
+  } else if (b.module === "posts") {
+    rows.push(row("Posts", "seat-posts", s.posts.length
+      ? h("span", { class: "chips" }, s.posts.map(p => h("span", { class: "post-chip", dataset: { post: String(p) }, title: S.catalog.posts[p].effect }, `p${p} ${S.catalog.posts[p].label}`)))
+      : h("span", { class: "muted" }, "none")));
+  } else if (b.module === "strongholds") {
+    rows.push(row("Strongholds", "seat-strongholds", h("span", { class: `sh-hand s${s.seat}`, dataset: { count: String(s.strongholds) } },
+      s.strongholds ? "\u265C".repeat(s.strongholds) + ` ${s.strongholds} in hand` : "none in hand")));
+  } else if (b.module === "orient") {
+    const jokers = {};
+    for (const j of s.jokers) jokers[j.card] = j.colour;
+    const special = s.cards.filter(c => S.catalog.cards[c].orient);
+    if (special.length) rows.push(row("Orient", "seat-orient", h("span", { class: "reserved" },
+      special.map(c => cardEl(c, { class: "mini", joker: jokers[c] !== undefined ? jokers[c] : null, dataset: jokers[c] !== undefined ? { joker: LETTERS[jokers[c]] } : {} })))));
+    if (s.heldNobles.length) rows.push(row("Held", "seat-held-nobles",
+      h("span", { class: "seat-held", "data-testid": "held-nobles" }, s.heldNobles.map(n => nobleEl(n, { class: "mini" })))));
+  }
+  return rows;
 }
 
 // -- building a move by clicking -----------------------------------------------------------------
@@ -433,50 +552,114 @@ function takeAction(gems) {
 
 function clickCard(id, where) {
   if (!interactive()) return;
+  if (S.sel && S.sel.phase === "decide") {
+    // a card named by one of the choices offered (a stronghold target, a free card, a card to discard)
+    const opts = S.sel.options.filter(t => t && /^[ftxdbm:]/.test(t) && Number(t.slice(1)) === id);
+    if (opts.length === 1) { clickToken(opts[0]); return; }
+  }
   if (S.sel && S.sel.card && S.sel.card.id === id && S.sel.phase === "main") { clearSel(); render(); return; }
   S.sel = { phase: "main", card: { id, where } };
   render();
 }
 
-function clickDeck(level) {
+function clickDeck(level, orient = false) {
   if (!interactive()) return;
-  S.sel = { phase: "main", deck: level };
+  S.sel = { phase: "main", deck: level, orient };
   render();
 }
 
 function clickNoble(id) {
-  if (!S.sel || S.sel.phase !== "noble") return;
-  const cands = S.sel.cands.filter(c => c.noble === id);
-  if (!cands.length) { toast(`Noble ${id} cannot visit you after this move.`, "info"); return; }
-  submitMove(cands[0].move);
+  if (!S.sel || S.sel.phase !== "decide") return;
+  const tok = S.sel.options.find(t => t === `n${id}` || t === `h${id}`);
+  if (!tok) { toast(`Noble ${id} is not a choice after this move.`, "info"); return; }
+  clickToken(tok);
 }
 
-function startAction(action) {
-  const cands = S.game.legalMoves.map(m => splitMove(m.move)).filter(m => m.action === action);
-  if (!cands.length) { toast(`${action} is not a legal move here.`); return; }
-  if (cands.length === 1) { submitMove(cands[0].move); return; }
-  if (cands[0].returns) {
-    S.sel = { phase: "returns", action, cands, need: cands[0].returns.length, returns: "" };
-  } else {
-    S.sel = { phase: "noble", action, cands };
+// The decisions of a turn after its main action, as tokens; a stronghold move m30:31 is two steps
+// ("m30" then ":31") so that the page can ask "from which card" and then "to which card".
+function decisionTokens(move) {
+  const out = [];
+  for (const p of move.split("/").slice(1)) {
+    if (p[0] === "m") { const [a, b] = p.slice(1).split(":"); out.push(`m${a}`, `:${b}`); }
+    else out.push(p);
   }
+  return out;
+}
+
+// After the main action: the legal whole-turn moves that start with it are the choices left; the
+// page asks for one decision at a time (the next tokens of the moves still possible) until one
+// move is left, then plays it.
+function startAction(action) {
+  const cands = S.game.legalMoves.filter(m => splitMove(m.move).action === action)
+    .map(m => ({ move: m.move, toks: decisionTokens(m.move) }));
+  if (!cands.length) { toast(`${action} is not a legal move here.`); return; }
+  S.sel = { phase: "decide", action, chosen: [], cands, options: [], returns: "" };
+  advance();
+}
+
+function advance() {
+  const sel = S.sel;
+  if (sel.cands.length === 1) { submitMove(sel.cands[0].move); return; }
+  const i = sel.chosen.length;
+  sel.options = [...new Set(sel.cands.map(c => i < c.toks.length ? c.toks[i] : null))];
+  sel.kind = sel.options.every(t => t && t[0] === "-") ? "returns" : sel.options.every(t => t && t[0] === "n") ? "noble" : "choice";
+  sel.returns = "";
+  if (sel.kind === "returns") sel.need = sel.options[0].length - 1;
   render();
+}
+
+function clickToken(tok) {
+  const sel = S.sel;
+  if (!sel || sel.phase !== "decide" || !sel.options.includes(tok)) return;
+  const i = sel.chosen.length;
+  sel.chosen.push(tok);
+  sel.cands = sel.cands.filter(c => (i < c.toks.length ? c.toks[i] : null) === tok);
+  advance();
 }
 
 function clickReturn(letter) {
   const sel = S.sel;
-  if (!sel || sel.phase !== "returns") return;
+  if (!sel || sel.phase !== "decide" || sel.kind !== "returns") return;
   const next = sortLetters(sel.returns + letter);
-  const ok = sel.cands.some(c => containsMultiset(c.returns, next));
+  const ok = sel.options.some(t => containsMultiset(t.slice(1), next));
   if (!ok) { toast(`You cannot return that ${NAMES[LETTERS.indexOf(letter)]} token.`, "info"); return; }
   sel.returns = next;
-  if (next.length === sel.need) {
-    const cands = sel.cands.filter(c => c.returns === next);
-    if (cands.length === 1) { submitMove(cands[0].move); return; }
-    S.sel = { phase: "noble", action: sel.action, cands };
-  }
+  if (next.length === sel.need) { clickToken(`-${next}`); return; }
   render();
 }
+
+// a decision token in words
+function tokenLabel(tok, others) {
+  const card = t => { const c = S.catalog.cards[Number(t)]; return `card #${t} (${cardKind(c)}${c.points ? `, ${c.points} pt` : ""})`; };
+  if (tok === null) return others.some(t => t && t[0] === "b") ? "Do not conquer" : "Nothing more";
+  const v = tok.slice(1);
+  switch (tok[0]) {
+    case "j": return `Joker joins your ${NAMES[LETTERS.indexOf(v)]} cards`;
+    case "h": return `Reserve noble ${v} for yourself`;
+    case "f": return `Take ${card(v)} free`;
+    case "d": return `Discard ${card(v)}`;
+    case "t": return `Place a stronghold on ${card(v)}`;
+    case "m": return `Move a stronghold from card #${v}…`;
+    case ":": return `…to ${card(v)}`;
+    case "x": return `Remove the opponent's stronghold from card #${v}`;
+    case "b": return `Conquer ${card(v)} (buy it too)`;
+    case "+": return `Take an extra ${NAMES[LETTERS.indexOf(v)]} gem`;
+    case "c": return `Claim city ${v}`;
+    case "n": return `Noble ${v} visits you`;
+    case "-": return `Return ${[...v].map(ch => NAMES[LETTERS.indexOf(ch)]).join(", ")}`;
+    default: return tok;
+  }
+}
+
+const DECISION_PROMPTS = {
+  j: "The joker joins one of your colours: pick the colour.", h: "Reserve a noble for yourself: pick one.",
+  f: "Take a card free: pick it (click it in the market or below).", d: "Pay with two cards of the colour: pick the cards to discard.",
+  t: "Your stronghold action: place, move or remove a stronghold (click a card or a choice below).",
+  m: "Your stronghold action: place, move or remove a stronghold (click a card or a choice below).",
+  x: "Your stronghold action: place, move or remove a stronghold (click a card or a choice below).",
+  ":": "Move the stronghold to which card?", b: "All three of your strongholds stand on a card: conquer it?",
+  "+": "Trading post: take an extra gem.", c: "Several cities welcome you: pick one.",
+};
 
 function containsMultiset(big, small) {
   const count = {};
@@ -490,11 +673,12 @@ function describeAction(action) {
   return m ? m.description.replace(/^Player \d+ /, "").replace(/, then returns.*$/, "").replace(/, and is visited.*$/, "").replace(/\.$/, "") : action;
 }
 
-function tokensAfter(action) {
+function tokensAfter(action, chosen = []) {
   const b = S.game;
   const t = [...b.seats[b.viewer].tokens];
   if (action[0] === "+") for (const ch of action.slice(1)) t[LETTERS.indexOf(ch)] += 1;
   else if (action[0] === "r" && b.bank[5] > 0) t[5] += 1;
+  for (const tok of chosen) if (tok[0] === "+") t[LETTERS.indexOf(tok[1])] += 1;   // trading-post extra gems
   return t;
 }
 
@@ -532,7 +716,7 @@ function renderActionBar() {
     const c = S.catalog.cards[id];
     const buy = actions.has(`b${id}`);
     const reserve = sel.card.where === "market" && actions.has(`r${id}`);
-    bar.append(h("span", { class: "prompt" }, `Card #${id} (level ${c.level}, ${NAMES[c.bonus]}, ${c.points} pt${c.points === 1 ? "" : "s"}${sel.card.where === "hand" ? ", in your hand" : ""}):`),
+    bar.append(h("span", { class: "prompt" }, `Card #${id} (level ${c.level}${c.orient ? " Orient" : ""}, ${cardKind(c)}, ${c.points} pt${c.points === 1 ? "" : "s"}${sel.card.where === "hand" ? ", in your hand" : ""}):`),
       h("button", { type: "button", class: "primary", id: "act-buy", disabled: !buy, onclick: () => startAction(`b${id}`),
         title: buy ? describeAction(`b${id}`) : "You cannot afford it" }, buy ? "Buy" : "Buy (cannot afford)"),
       sel.card.where === "market" ? h("button", { type: "button", id: "act-reserve", disabled: !reserve,
@@ -541,22 +725,26 @@ function renderActionBar() {
     return;
   }
   if (sel.phase === "main" && sel.deck) {
-    const ok = actions.has(`rL${sel.deck}`);
-    bar.append(h("span", { class: "prompt" }, `The level-${sel.deck} deck:`),
-      h("button", { type: "button", class: "primary", id: "act-reserve-deck", disabled: !ok, onclick: () => startAction(`rL${sel.deck}`) },
+    const act = `r${sel.orient ? "O" : "L"}${sel.deck}`;
+    const ok = actions.has(act);
+    bar.append(h("span", { class: "prompt" }, `The ${sel.orient ? "Orient " : ""}level-${sel.deck} deck:`),
+      h("button", { type: "button", class: "primary", id: "act-reserve-deck", disabled: !ok, onclick: () => startAction(act) },
         ok ? "Reserve its top card" : "Reserve (not allowed)"), cancel);
     return;
   }
-  if (sel.phase === "returns") {
-    const after = tokensAfter(sel.action);
+  const chosenText = sel.phase === "decide" && sel.chosen.length
+    ? h("span", { class: "chosen", "data-testid": "chosen" }, h("code", {}, [sel.action, ...sel.chosen].join("/").replace(/\/:/g, ":")), " so far. ") : null;
+  if (sel.phase === "decide" && sel.kind === "returns") {
+    const after = tokensAfter(sel.action, sel.chosen);
     for (const ch of sel.returns) after[LETTERS.indexOf(ch)] -= 1;
     const left = sel.need - sel.returns.length;
     const what = describeAction(sel.action).replace(/^takes /, "take ").replace(/^reserves /, "reserve ");
-    bar.append(h("span", { class: "prompt" }, `You ${what}: that makes ${10 + sel.need} tokens, so return ${sel.need}. ` +
+    bar.append(chosenText, h("span", { class: "prompt" }, `You ${what}: that makes ${10 + sel.need} tokens, so return ${sel.need}. ` +
         `Click ${left} more token${left === 1 ? "" : "s"}:`),
       h("span", { class: "chips" }, after.map((n, c) => {
-        const t = token(c, n, { class: "return-token actionable", "data-testid": "return-token" });
-        if (n > 0) t.addEventListener("click", () => clickReturn(LETTERS[c]));
+        const t = token(c, Math.max(0, n), { class: "return-token actionable", "data-testid": "return-token" });
+        const can = sel.options.some(o => containsMultiset(o.slice(1), sortLetters(sel.returns + LETTERS[c])));
+        if (can) t.addEventListener("click", () => clickReturn(LETTERS[c]));
         else t.classList.remove("actionable");
         return t;
       })),
@@ -565,9 +753,19 @@ function renderActionBar() {
       h("button", { type: "button", id: "act-clear", onclick: () => { sel.returns = ""; render(); } }, "Clear"), cancel);
     return;
   }
-  if (sel.phase === "noble") {
-    bar.append(h("span", { class: "prompt" }, "Two nobles can visit you: click the one you want (highlighted above)."),
-      ...sel.cands.map(c => h("button", { type: "button", "data-testid": "choose-noble", onclick: () => submitMove(c.move) }, `Noble ${c.noble}`)),
+  if (sel.phase === "decide" && sel.kind === "noble") {
+    bar.append(chosenText, h("span", { class: "prompt" }, "Two nobles can visit you: click the one you want (highlighted above)."),
+      ...sel.options.map(t => h("button", { type: "button", "data-testid": "choose-noble", dataset: { token: t }, onclick: () => clickToken(t) }, `Noble ${t.slice(1)}`)),
+      cancel);
+    return;
+  }
+  if (sel.phase === "decide") {
+    const first = sel.options.find(t => t) || "";
+    bar.append(chosenText, h("span", { class: "prompt" }, DECISION_PROMPTS[first[0]] || "Choose:"),
+      h("span", { class: "choices" }, sel.options.map(t => h("button", {
+        type: "button", class: "choice", "data-testid": "decision", dataset: { token: t === null ? "" : t },
+        onclick: () => clickToken(t),
+      }, tokenLabel(t, sel.options)))),
       cancel);
   }
 }
@@ -768,7 +966,7 @@ async function refreshGameList() {
   try { games = (await api("GET", "/api/games")).games; } catch (e) { return; }
   sel.replaceChildren(h("option", { value: "" }, games.length ? "Switch game…" : "(no game)"),
     ...games.map(g => h("option", { value: g.gameId, selected: S.game && g.gameId === S.game.gameId },
-      `${g.gameId} · ${g.players}p · turn ${g.turn + 1}${g.over ? " · over" : ""}`)));
+      `${g.gameId} · ${g.players}p${g.module ? " · " + g.module : ""} · turn ${g.turn + 1}${g.over ? " · over" : ""}`)));
 }
 
 function budget() {
@@ -892,6 +1090,8 @@ function buildSeatRows() {
 }
 
 function openNewGame() {
+  const mod = $("#ng-module");
+  if (mod.options.length <= 1) for (const m of S.catalog.modules) mod.append(h("option", { value: m.name }, m.title));
   buildSeatRows();
   $("#new-dialog").showModal();
 }
@@ -905,6 +1105,8 @@ async function startNewGame(ev) {
     return v === "custom" ? r.querySelector(".seat-custom").value.trim() : v;
   });
   const body = { players: rows.length, seats, firstPlayer: Number($("#ng-first").value || 0) };
+  const module = $("#ng-module").value;
+  if (module) body.module = module;
   const seed = $("#ng-seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   try {
