@@ -11,6 +11,10 @@ against the starting ones and reports the Elo difference with a 95% interval.
 
     python experiments/tune_eval.py --steps 200 --deals 4 -j 2
     python experiments/tune_eval.py --player "mcts(iterations=200,cutoff=4)" --steps 60 --out results/tune_mcts
+    python experiments/tune_eval.py --module cities --steps 60 --out experiments/results/tune_eval_cities
+
+With --module (cities, orient, posts, strongholds) the games are played in that Cities of Splendor
+module and SPSA moves that module's terms of MODULE_WEIGHTS (evaluation.py); the base weights stay.
 
 Outputs in --out (default experiments/results/tune_eval): history.jsonl (theta per step),
 summary.json, report.txt and weights.png.
@@ -31,27 +35,32 @@ sys.path.insert(0, str(ROOT))
 from splendor_ai.errors import ConfigError  # noqa: E402
 from splendor_ai.match import play_game  # noqa: E402
 from splendor_ai.players import make_player, parse_spec  # noqa: E402
-from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, NAMES  # noqa: E402
+from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, MODULE_NAMES, MODULE_WEIGHTS, NAMES  # noqa: E402
+from splendor_ai.state import Config  # noqa: E402
 from splendor_ai.tournament.stats import elo  # noqa: E402
 
 TUNED = range(1, 8)  # the weights SPSA moves (0 is the unit; 8-9 are unused)
+# with --module: the module weights SPSA moves (MODULE_NAMES)
+MODULE_TUNED = {"cities": (0, 1), "orient": (2, 3), "posts": (4, 5), "strongholds": (6, 7, 8)}
+MODULE = None   # the module played (set by --module; the workers get it with each job)
 
 
 def spec_with(template: str, weights) -> str:
     name, kwargs = parse_spec(template)
-    kwargs["weights"] = tuple(round(w, 4) for w in weights)
+    kwargs["module_weights" if MODULE else "weights"] = tuple(round(w, 4) for w in weights)
     return f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
 
 
 def duel(args) -> list[float]:
     """Scores of spec a against spec b on one deal in both seat orders (1 win, 0.5 draw or
     shared win, 0 loss)."""
-    a, b, deal, seed = args
+    a, b, deal, seed, *module = args
+    config = Config(players=2, modules=tuple(module[:1]) if module and module[0] else ())
     scores = []
     for a_seat in (0, 1):
         specs = [b, b]
         specs[a_seat] = a
-        out = play_game([make_player(s, seed=seed + i) for i, s in enumerate(specs)], seed=deal)
+        out = play_game([make_player(s, seed=seed + i) for i, s in enumerate(specs)], seed=deal, config=config)
         winners = out.result.winners if out.result else ()
         scores.append((1 / len(winners) if a_seat in winners else 0.0) if winners else 0.5)
     return scores
@@ -68,16 +77,28 @@ def main(argv=None) -> int:
     ap.add_argument("--check-deals", type=int, default=100, help="deals of the final tuned-vs-start check")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", type=int, default=1, help="worker processes")
-    ap.add_argument("--out", default=str(ROOT / "experiments" / "results" / "tune_eval"))
+    ap.add_argument("--module", choices=sorted(MODULE_TUNED), default=None,
+                    help="play this Cities of Splendor module and tune its module weights")
+    ap.add_argument("--out", default=None, help="default experiments/results/tune_eval[_<module>]")
     args = ap.parse_args(argv)
+    global MODULE, TUNED, NAMES
+    MODULE = args.module
+    if MODULE:
+        TUNED, NAMES = MODULE_TUNED[MODULE], MODULE_NAMES
+    nweights = len(NAMES)
+    args.out = args.out or str(ROOT / "experiments" / "results" / ("tune_eval" + (f"_{MODULE}" if MODULE else "")))
     try:
-        start = [float(x) for x in args.start.split(",")] if args.start else list(DEFAULT_WEIGHTS)
-        if len(start) != 10:
-            raise ValueError("--start needs 10 weights")
+        start = ([float(x) for x in args.start.split(",")] if args.start
+                 else list(MODULE_WEIGHTS if MODULE else DEFAULT_WEIGHTS))
+        if len(start) != nweights:
+            raise ValueError(f"--start needs {nweights} weights")
         make_player(spec_with(args.player, start))
     except (ValueError, ConfigError) as e:
         print(f"tune_eval: {e}", file=sys.stderr)
         return 2
+    # module weights differ in scale (a claimed city is worth 25, a gold card 0.6): their steps
+    # and perturbations are relative to the starting value; the base weights keep absolute ones
+    scale = [max(abs(x), 0.5) if MODULE else 1.0 for x in start]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
@@ -89,15 +110,15 @@ def main(argv=None) -> int:
         for k in range(args.steps):
             ak = args.a / (k + 1 + args.steps / 10) ** 0.602
             ck = args.c / (k + 1) ** 0.101
-            delta = [rng.choice((-1, 1)) if i in TUNED else 0 for i in range(10)]
-            plus = [max(0.0, t + ck * d) for t, d in zip(theta, delta)]
-            minus = [max(0.0, t - ck * d) for t, d in zip(theta, delta)]
+            delta = [rng.choice((-1, 1)) if i in TUNED else 0 for i in range(nweights)]
+            plus = [max(0.0, t + ck * d * sc) for t, d, sc in zip(theta, delta, scale)]
+            minus = [max(0.0, t - ck * d * sc) for t, d, sc in zip(theta, delta, scale)]
             a, b = spec_with(args.player, plus), spec_with(args.player, minus)
-            jobs = [(a, b, deal_seed + i, k) for i in range(args.deals)]
+            jobs = [(a, b, deal_seed + i, k, MODULE) for i in range(args.deals)]
             deal_seed += args.deals
             score = sum(sum(pair) for pair in pool.map(duel, jobs))
             diff = (2 * score - 2 * args.deals) / (2 * args.deals)  # in [-1, 1]: plus minus minus
-            theta = [max(0.0, t + ak * diff / (2 * ck * d)) if d else t for t, d in zip(theta, delta)]
+            theta = [max(0.0, t + ak * diff * sc / (2 * ck * d)) if d else t for t, d, sc in zip(theta, delta, scale)]
             row = {"step": k, "score_plus": score / (2 * args.deals), "theta": [round(t, 4) for t in theta]}
             history.append(row)
             hist.write(json.dumps(row) + "\n")
@@ -106,19 +127,20 @@ def main(argv=None) -> int:
                   + " ".join(f"{NAMES[i]}={theta[i]:.3f}" for i in TUNED), flush=True)
         tuned, base = spec_with(args.player, theta), spec_with(args.player, start)
         check_seed = 7_000_000 + args.seed
-        games = [g for pair in pool.map(duel, [(tuned, base, check_seed + i, 0) for i in range(args.check_deals)])
+        games = [g for pair in pool.map(duel, [(tuned, base, check_seed + i, 0, MODULE) for i in range(args.check_deals)])
                  for g in pair]
     w = sum(1 for g in games if g == 1.0)
     l = sum(1 for g in games if g == 0.0)
     d = len(games) - w - l
     est = elo(w, d, l)
-    summary = {"player": args.player, "start": start, "tuned": [round(t, 4) for t in theta], "steps": args.steps,
+    summary = {"player": args.player, "module": MODULE, "start": start, "tuned": [round(t, 4) for t in theta], "steps": args.steps,
                "deals_per_step": args.deals, "check": {"wins": w, "draws": d, "losses": l, **est.to_json()},
                "seconds": round(time.time() - t0, 1), "names": list(NAMES)}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    lines = [f"SPSA tuning of {args.player}: {args.steps} steps x {args.deals} deals x 2 games",
+    lines = [f"SPSA tuning of {args.player}" + (f" in the {MODULE} module (module weights)" if MODULE else "")
+             + f": {args.steps} steps x {args.deals} deals x 2 games",
              "", f"{'weight':16} {'start':>8} {'tuned':>8}"]
-    lines += [f"{NAMES[i]:16} {start[i]:8.3f} {theta[i]:8.3f}" for i in range(10)]
+    lines += [f"{NAMES[i]:16} {start[i]:8.3f} {theta[i]:8.3f}" for i in range(nweights)]
     lines += ["", f"check, tuned vs start over {2 * args.check_deals} games: +{w} ={d} -{l}, "
                   f"Elo {est.elo:+.0f} [{est.lower:+.0f}, {est.upper:+.0f}] (95%)",
               f"time {summary['seconds']} s"]

@@ -221,3 +221,17 @@ def test_module_weights_are_validated():
     with pytest.raises(ConfigError, match="module_weights"):
         make_player("expectimax(module_weights=(1.0,))")
     assert len(MODULE_WEIGHTS) == 12 and len(DEFAULT_WEIGHTS) == 10
+
+
+@pytest.mark.parametrize("module,move", [("strongholds", "b44/x70/b72/t0"), ("orient", "b110/f45")])
+def test_module_refills_are_chance_nodes(module, move):
+    """The buy draws (1 chance node, 4 outcomes); then in each outcome the stronghold placed after
+    the conquest resolves its deferred refill, or the free card refills its slot: 1 + 4."""
+    from splendor_ai import _expectimax
+    view = State(FORCED[module][0]).view(1)
+    table = view.legal_moves._table
+    m = next(m for m in table if str(m) == move)
+    search = _expectimax.Search(view._core, [table[m]], dict(algo=0, chance_samples=4, eval_bound=30.0,
+                                                           weights=list(DEFAULT_WEIGHTS)), 1, 1)
+    search.run(1)
+    assert search.chance_nodes == 5

@@ -17,6 +17,10 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   without replacement; the children are averaged with equal weights. An outcome is applied by
   swapping the card onto the deck top (from the deck, or out of an opponent's blind reserve, which
   takes the old top card instead) in a copy of the state, then applying the action.
+  With a Cities of Splendor module, a turn goes on after a draw (its decisions may use the new
+  card), so the depth after each outcome is counted from that outcome; an Orient free card (its
+  slot is refilled at once) and the action that resolves a conquest's deferred refill are chance
+  nodes too (the Orient decks and slots 5-6 work like the regular ones).
   The sampling rng of a chance node is seeded from a hash of (seed, world, the state, the action),
   so the sampled tree is a function of the state: it does not depend on the search order or the
   path (alpha-beta windows, iterative deepening, transpositions and pruning never change a
