@@ -108,3 +108,105 @@ def test_shipped_data_is_the_shared_data():
     assert shipped == shared
     for name in shared:
         assert filecmp.cmp(SHARED / name, DATA / name, shallow=False), name
+
+
+# -- Cities of Splendor (/work/shared/data/README.md) ---------------------------------------------
+
+ORIENT_ROWS = rows("orient_cards.csv")
+
+
+def kinds(level):
+    return Counter((r["bonus"] if r["bonus"] in ("gold", "joker") else "colour", r["ability"])
+                   for r in ORIENT_ROWS if int(r["level"]) == level)
+
+
+def test_orient_cards_per_level():
+    assert len(ORIENT_ROWS) == 30
+    assert [int(r["level"]) for r in ORIENT_ROWS] == [1] * 10 + [2] * 10 + [3] * 10
+    assert kinds(1) == {("gold", "gold2"): 5, ("joker", "joker"): 5}
+    assert kinds(2) == {("colour", "double_bonus"): 5, ("colour", "reserve_noble"): 3,
+                        ("joker", "joker;take_l1"): 2}
+    assert kinds(3) == {("colour", "take_l2"): 5, ("colour", "sacrifice"): 5}
+    abilities = {r["code"] for r in rows("orient_abilities.csv")}
+    assert abilities == {"gold2", "joker", "double_bonus", "reserve_noble", "take_l1", "take_l2", "sacrifice"}
+    assert all(a in abilities for r in ORIENT_ROWS for a in r["ability"].split(";"))
+
+
+def test_orient_card_details():
+    for r in ORIENT_ROWS:
+        gems = sorted((n for n in cost(r) if n), reverse=True)
+        ability = r["ability"]
+        points = int(r["points"])
+        if ability == "gold2":       # 3 gems of one colour, stands for 2 gold
+            assert (r["bonus_count"], points, gems) == ("2", 0, [3])
+        elif ability == "joker":     # 3 + 2 gems
+            assert (r["bonus_count"], points, gems) == ("1", 0, [3, 2])
+        elif ability == "double_bonus":   # 4 of one colour and 3 of another, 0 points
+            assert (r["bonus_count"], points, gems) == ("2", 0, [4, 3])
+            assert cost(r)[COLOURS.index(r["bonus"])] == 0
+        elif ability == "reserve_noble":  # 2 of each of the other four colours, 1 point
+            assert (r["bonus_count"], points) == ("1", 1)
+            assert cost(r) == [0 if c == r["bonus"] else 2 for c in COLOURS]
+        elif ability == "joker;take_l1":
+            assert (r["bonus_count"], points, gems) == ("1", 0, [4, 3, 1])
+        elif ability == "take_l2":
+            assert (r["bonus_count"], points, gems) == ("1", 0, [6, 3, 1])
+        else:
+            assert ability == "sacrifice"
+            assert (r["bonus_count"], points, gems, r["sacrifice_count"]) == ("1", 3, [], "2")
+        if ability != "sacrifice":
+            assert r["sacrifice_colour"] == "" and r["sacrifice_count"] == "0"
+    # one card of every colour in each coloured group
+    for ability in ("double_bonus", "take_l2", "sacrifice"):
+        assert sorted(r["bonus"] for r in ORIENT_ROWS if r["ability"] == ability) == sorted(COLOURS)
+    assert sorted(cost(r).index(3) for r in ORIENT_ROWS if r["ability"] == "gold2") == [0, 1, 2, 3, 4]
+
+
+def test_sacrifice_colour_rotation():
+    """The sacrifice card of colour X asks for 2 cards of the colour before X (white: black)."""
+    sac = {r["bonus"]: r["sacrifice_colour"] for r in ORIENT_ROWS if r["ability"] == "sacrifice"}
+    assert sac == {COLOURS[i]: COLOURS[i - 1] for i in range(5)}
+
+
+def test_cities():
+    cities = rows("cities.csv")
+    assert len(cities) == 14
+    assert Counter(r["tile"] for r in cities) == {str(t): 2 for t in range(1, 8)}
+    assert sorted((r["tile"], r["side"]) for r in cities) == [(str(t), s) for t in range(1, 8) for s in "AB"]
+    for r in cities:
+        same = int(r["same_colour"])
+        assert 10 <= int(r["min_prestige"]) <= 17 and same in (0, 4, 5, 6)
+    # tile 5 side A: 4 green + 4 of one other colour
+    five_a = next(r for r in cities if (r["tile"], r["side"]) == ("5", "A"))
+    assert cost(five_a) == [0, 0, 4, 0, 0] and five_a["same_colour"] == "4"
+
+
+def test_trading_posts():
+    posts = rows("trading_posts.csv")
+    assert [(int(r["id"]), cost(r), int(r["nobles"]), r["power"]) for r in posts] == [
+        (1, [1, 0, 0, 3, 0], 0, "gem_after_purchase"),
+        (2, [2, 0, 0, 0, 0], 0, "extra_gem_on_take_two"),
+        (3, [0, 3, 0, 0, 1], 0, "gold_worth_two"),
+        (4, [0, 0, 5, 0, 0], 1, "five_points"),
+        (5, [0, 0, 0, 0, 3], 0, "point_per_coat_of_arms"),
+    ]
+
+
+def test_package_module_tables_match_the_csv():
+    from splendor_ai.cards import ABILITIES, CITIES, POSTS
+    for i, (card, r) in enumerate(zip(CARDS[90:], ORIENT_ROWS)):
+        bonus = COLOURS.index(r["bonus"]) if r["bonus"] in COLOURS else None
+        assert (card.id, card.level, card.deck, card.bonus, card.points, list(card.cost)) == \
+            (90 + i, int(r["level"]), int(r["level"]) + 2, bonus, int(r["points"]), cost(r))
+        assert card.orient and card.bonus_count == int(r["bonus_count"])
+        assert card.abilities == tuple(r["ability"].split(";"))
+        assert all(a in ABILITIES for a in card.abilities)
+        assert card.sacrifice == (COLOURS.index(r["sacrifice_colour"]) if r["sacrifice_colour"] else None)
+    assert len(CITIES) == 14
+    for i, (city, r) in enumerate(zip(CITIES, rows("cities.csv"))):
+        assert (city.id, city.tile, city.side, city.prestige, list(city.requirement), city.same_colour) == \
+            (i, int(r["tile"]), r["side"], int(r["min_prestige"]), cost(r), int(r["same_colour"]))
+    assert len(POSTS) == 5
+    for post, r in zip(POSTS, rows("trading_posts.csv")):
+        assert (post.id, list(post.requirement), post.nobles, post.power) == \
+            (int(r["id"]) - 1, cost(r), int(r["nobles"]), r["power"])

@@ -1,0 +1,110 @@
+"""The compiled engine against the plain-Python rules model (tests/rules_model.py) for the four
+Cities of Splendor modules, move for move: at every turn the engine's legal whole-turn moves
+(State.legal_moves as v2 strings) equal the model's on the same position, a random one is played on
+both, and the positions after it and the final results agree.
+
+Games start from the engine's own setup (State.new, the model reading its position) and from the
+model's setup (Model.new, the engine reading its position). The default run plays a few games per
+module and player count; `pytest -m slow` plays many more."""
+import random
+from collections import Counter
+
+import pytest
+
+from rules_model import Model
+from splendor_ai import Config, State
+
+MODULES = ("cities", "orient", "posts", "strongholds")
+
+
+def decision_tags(move: str) -> set[str]:
+    """The decision tokens of a whole-turn move: '-', 'n', 'j', 'h', 'f', 'd', 't', 'm', 'x', 'b',
+    '+' and 'c' (docs/MODULES.md, Notation)."""
+    return {tok[0] for tok in move.split("/")[1:]}
+
+
+def play_both(module: str, players: int, seed: int, *, cap: int = 100, engine_setup: bool = True,
+              buy_bias: float = 0.6, stats: Counter | None = None):
+    """One game played on both implementations; returns (turns, result reason)."""
+    rng = random.Random(seed)
+    first = seed % players
+    if engine_setup:
+        st = State.new(players, seed=seed, first_player=first,
+                       config=Config(players, cap=cap, modules=(module,)))
+        model = Model.from_position(st.position())
+    else:
+        model = Model.new(players, seed, first_player=first, cap=cap, module=module)
+        st = State(model.position())
+    assert st.position() == model.position()
+    assert st.module == module
+    stats = stats if stats is not None else Counter()
+    turns = 0
+    while True:
+        engine_moves = {str(m) for m in st.legal_moves}
+        model_moves = model.legal_moves()
+        assert engine_moves == model_moves, (
+            f"{module} {players}p seed {seed} turn {turns}: {st.position()}\n"
+            f"engine only: {sorted(engine_moves - model_moves)[:12]}\n"
+            f"model only: {sorted(model_moves - engine_moves)[:12]}")
+        assert st.is_over() == model.is_over()
+        if st.is_over():
+            break
+        moves = sorted(engine_moves)
+        buys = [m for m in moves if m.startswith("b")]
+        move = rng.choice(buys if buys and rng.random() < buy_bias else moves)
+        before = st.position()
+        st.push(move)
+        model.apply(move)
+        assert st.position() == model.position(), f"{module} after {move} at turn {turns} from {before}"
+        turns += 1
+        stats["turns"] += 1
+        stats["moves listed"] += len(moves)
+        for tag in decision_tags(move):
+            stats[tag] += 1
+        stats["blind reserve"] += move.startswith(("rL", "rO"))
+        stats["pass"] += move.startswith("pass")
+    result = st.result().to_json()
+    assert result == model.result(), f"{module} result at {st.position()}"
+    stats["reason " + result["reason"]] += 1
+    return turns, result["reason"]
+
+
+# The decisions each module's games must have played, so that the comparison went through them.
+PLAYED = {
+    "cities": {"c"},
+    "orient": {"j", "h", "f"},
+    "posts": {"+"},
+    "strongholds": {"t", "x", "m", "b"},
+}
+
+
+def run(module: str, games: int, base_seed: int) -> Counter:
+    stats = Counter()
+    for players in (2, 3, 4):
+        for g in range(games):
+            seed = base_seed + 97 * g + players
+            play_both(module, players, seed, engine_setup=g % 2 == 0,
+                      cap=6 if g % 5 == 4 else 100, buy_bias=(0.6, 0.9, 0.3)[g % 3], stats=stats)
+    return stats
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_engine_matches_model(module):
+    stats = run(module, 3, 100)
+    assert stats["turns"] > 150
+    assert stats["reason points"] >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", MODULES)
+def test_engine_matches_model_many_games(module):
+    stats = run(module, 40, 5000)
+    print(f"\n{module}: {dict(sorted(stats.items()))}")
+    assert stats["reason points"] >= 60 and stats["reason cap"] >= 10
+    assert PLAYED[module] <= set(stats), PLAYED[module] - set(stats)
+
+
+def test_module_games_at_cap_agree():
+    for module in MODULES:
+        turns, reason = play_both(module, 3, 5, cap=3)
+        assert (turns, reason) == (9, "cap")
