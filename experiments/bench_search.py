@@ -23,6 +23,12 @@ is what `s/search` shows. --repeat N keeps the fastest of N runs of each fixed-b
     python experiments/bench_search.py                  # 2 players, 6 positions, 1 s searches
     python experiments/bench_search.py --quick          # 3 positions, 0.2 s, depths 1-2
     python experiments/bench_search.py --players 3 --depths 1 2 3 --json search.json
+    python experiments/bench_search.py --modules base cities orient posts strongholds --repeat 3
+
+--modules (default: the base game only) measures each named module (the base game is `base`) on
+positions from its own greedy self-play games (`Config(players, modules=(module,))`), a table per
+module, then one table of the median rates per module with each module's rate relative to the
+base game's (when `base` is among them).
 """
 from __future__ import annotations
 
@@ -40,17 +46,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from splendor_ai.players import make_player  # noqa: E402
-from splendor_ai.state import State  # noqa: E402
+from splendor_ai.state import MODULES, Config, State  # noqa: E402
+
+MODULE_CHOICES = ("base",) + tuple(MODULES)
 
 
-def mid_game_views(players: int, seed: int, count: int):
-    """`count` views (seat to move) from the middle half of greedy self-play games."""
+def mid_game_views(players: int, seed: int, count: int, module: str | None = None):
+    """`count` views (seat to move) from the middle half of greedy self-play games (of `module`,
+    None or "base" for the base game)."""
     rng = random.Random(seed)
+    config = Config(players=players, modules=(module,) if module and module != "base" else ())
     out = []
     game = 0
     while len(out) < count:
         bots = [make_player("greedy", seed=seed + game * 10 + i) for i in range(players)]
-        st = State.new(players, seed=seed + game)
+        st = State.new(players, seed=seed + game, config=config)
         seen = []
         while not st.is_over():
             seen.append(st.copy(stack=False))
@@ -108,9 +118,49 @@ def fmt(x) -> str:
     return "-" if x is None else (f"{x:,.0f}" if x >= 100 else f"{x:.3g}")
 
 
+def report(rows: dict, seconds: float) -> tuple[dict, list[str]]:
+    """The table of one module's figures (and their summary dict)."""
+    lines = [f"{'search':<28}{'rate (median)':>16}{'rate (min-max)':>24}{'s/search':>10}{'depth':>8}", "-" * 86]
+    summary = {}
+    for label, recs in rows.items():
+        rates = [r["rate"] for r in recs]
+        unit = "it/s" if label.startswith("mcts") else "nodes/s"
+        depth = [r["depth"] for r in recs if "depth" in r]
+        summary[label] = {"unit": unit, "median": statistics.median(rates), "min": min(rates), "max": max(rates),
+                          "seconds_mean": statistics.mean(r["seconds"] for r in recs),
+                          "depths": depth or None, "runs": recs}
+        lines.append(f"{label:<28}{fmt(statistics.median(rates)) + ' ' + unit:>16}"
+                     f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>24}"
+                     f"{statistics.mean(r['seconds'] for r in recs):>10.3f}"
+                     f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>8}")
+    for label in ("mcts", "mcts to-end"):
+        mem = [r["memory_bytes"] for r in rows[label]]
+        nodes = [r["nodes"] for r in rows[label]]
+        lines.append(f"memory of a {seconds:g} s {label} search: {statistics.median(mem) / 2**20:.1f} MiB median "
+                     f"(max {max(mem) / 2**20:.1f} MiB; {statistics.median(nodes):,.0f} tree nodes)")
+    return summary, lines
+
+
+def comparison(results: dict) -> list[str]:
+    """Median rate of every search per module, and module/base when the base game was measured."""
+    mods = list(results)
+    labels = list(next(iter(results.values())))
+    base = results.get("base")
+    lines = [f"{'search':<24}" + "".join(f"{m:>14}" for m in mods), "-" * (24 + 14 * len(mods))]
+    for label in labels:
+        lines.append(f"{label:<24}" + "".join(f"{fmt(results[m][label]['median']):>14}" for m in mods))
+        if base is not None and len(mods) > 1:
+            lines.append(f"{'  module/base':<24}" + "".join(
+                f"{results[m][label]['median'] / base[label]['median']:>14.2f}" for m in mods))
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--modules", nargs="+", default=["base"], choices=MODULE_CHOICES,
+                    help="the base game (base, the default) and/or Cities of Splendor modules to measure, each on "
+                         "its own positions")
     ap.add_argument("--positions", type=int, default=None, help="positions (default 6; --quick 3)")
     ap.add_argument("--seconds", type=float, default=None, help="per timed search (default 1; --quick 0.2)")
     ap.add_argument("--depths", type=int, nargs="+", default=None, help="fixed expectimax depths (default 1 2 3)")
@@ -122,37 +172,32 @@ def main(argv=None) -> int:
     positions = args.positions or (3 if args.quick else 6)
     seconds = args.seconds or (0.2 if args.quick else 1.0)
     depths = args.depths or ([1, 2] if args.quick else [1, 2, 3])
-    views = mid_game_views(args.players, args.seed, positions)
-    legal = [len(v.legal_moves) for v in views]
+    modules = list(dict.fromkeys(args.modules))
     print(f"splendor_ai search benchmark: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}; {args.players} players, {positions} mid-game positions "
-          f"(greedy self-play), {statistics.mean(legal):.0f} legal whole turns on average; best of {args.repeat}")
-    rows = bench(views, seconds, depths, args.repeat)
-    print(f"{'search':<28}{'rate (median)':>16}{'rate (min-max)':>24}{'s/search':>10}{'depth':>8}")
-    print("-" * 86)
-    summary = {}
-    for label, recs in rows.items():
-        rates = [r["rate"] for r in recs]
-        unit = "it/s" if label.startswith("mcts") else "nodes/s"
-        depth = [r["depth"] for r in recs if "depth" in r]
-        summary[label] = {"unit": unit, "median": statistics.median(rates), "min": min(rates), "max": max(rates),
-                          "seconds_mean": statistics.mean(r["seconds"] for r in recs),
-                          "depths": depth or None, "runs": recs}
-        print(f"{label:<28}{fmt(statistics.median(rates)) + ' ' + unit:>16}"
-              f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>24}"
-              f"{statistics.mean(r['seconds'] for r in recs):>10.3f}"
-              f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>8}")
-    for label in ("mcts", "mcts to-end"):
-        mem = [r["memory_bytes"] for r in rows[label]]
-        nodes = [r["nodes"] for r in rows[label]]
-        print(f"memory of a {seconds:g} s {label} search: {statistics.median(mem) / 2**20:.1f} MiB median "
-              f"(max {max(mem) / 2**20:.1f} MiB; {statistics.median(nodes):,.0f} tree nodes)")
+          f"(greedy self-play) per module, {seconds:g} s timed searches; best of {args.repeat}", flush=True)
+    results, out_positions = {}, {}
+    for module in modules:
+        views = mid_game_views(args.players, args.seed, positions, module)
+        legal = [len(v.legal_moves) for v in views]
+        print(f"\n== {args.players} players, {'the base game' if module == 'base' else module} ==\n"
+              f"{statistics.mean(legal):.0f} legal whole turns on average", flush=True)
+        rows = bench(views, seconds, depths, args.repeat)
+        summary, lines = report(rows, seconds)
+        print("\n".join(lines), flush=True)
+        results[module] = summary
+        out_positions[module] = [v.position() for v in views]
+    if len(modules) > 1:
+        print(f"\n== median rates per module ({args.players} players; mcts in it/s, expectimax in nodes/s) ==")
+        print("\n".join(comparison(results)))
     if args.json:
-        args.json.write_text(json.dumps({"players": args.players, "positions": [v.position() for v in views],
+        single = len(modules) == 1
+        args.json.write_text(json.dumps({"players": args.players, "modules": modules,
+                                         "positions": out_positions[modules[0]] if single else out_positions,
                                          "seconds": seconds, "depths": depths, "repeat": args.repeat,
                                          "machine": {"processor": platform.processor(), "cores": os.cpu_count(),
                                                      "python": platform.python_version()},
-                                         "results": summary}, indent=1))
+                                         "results": results[modules[0]] if single else results}, indent=1))
     return 0
 
 

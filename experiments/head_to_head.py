@@ -10,6 +10,12 @@ win rates (Wilson 95%), average rank and per-seat win rates.
     python experiments/head_to_head.py "mcts(iterations=300,c=1)" "mcts(iterations=300)" \\
         --sprt --elo0 0 --elo1 20 --deals 2000 -j 2
     python experiments/head_to_head.py "mcts(iterations=100)" greedy --players 4
+    python experiments/head_to_head.py "mcts(iterations=300)" greedy --module strongholds
+    python experiments/head_to_head.py "mcts(iterations=300)" greedy --modules base cities orient posts strongholds
+
+With --modules the match is played once per module on the same deals; the report gives A's
+results per module (W-D-L, win% with its Wilson interval, Elo with its interval), then each
+module's tables, then the combined ones (the SPRT, when asked for, counts every module's games).
 
 Writes OUT/games.jsonl (rerun the same command to resume), OUT/summary.json, OUT/report.txt,
 OUT/progress.png (running Elo or win rate with its 95% interval) and with --sprt OUT/sprt.png.
@@ -24,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from splendor_ai.tournament import cli, outcome, report, versus  # noqa: E402
 from splendor_ai.tournament.errors import ExperimentError  # noqa: E402
 from splendor_ai.tournament.stats import check_sprt, elo, sprt, wilson  # noqa: E402
-from splendor_ai.tournament.summary import match_summary, sprt_sequence, wdl  # noqa: E402
+from splendor_ai.tournament.summary import match_summary, module_rows, sprt_sequence, wdl  # noqa: E402
 
 NAME = "head_to_head"
 
@@ -68,21 +74,33 @@ def main(argv=None) -> int:
             return seen["decided"]
     lineup = versus(a, b, args.players)
     exp = cli.play(NAME, args, [lineup], stop=stop)
-    m = match_summary(exp.outcomes, lineup)
     summary = cli.base_summary(exp, argv)
-    summary["match"] = m
     # running statistics in the order the games were recorded (what the SPRT saw)
     outs = [o for o in map(outcome, exp.result.recorded) if o is not None]
     if sprt_args:
         summary["sprt"] = sprt_sequence(outs, sprt_args)
     title = f"{a} vs {b}" if args.players == 2 else f"{a} vs {args.players - 1} x {b}"
     text = [cli.header(exp, f"Head to head: {title}", argv), ""]
-    if "pair" in m:
-        text.append(f"A = {a}, B = {b}: " + report.pair_line(m["pair"]))
-        if sprt_args:
-            text.append(report.sprt_text(summary["sprt"]))
-    if m["members"]:
-        text += ["", report.members_table(m["members"])]
+    if exp.per_module and exp.outcomes:
+        rows = module_rows(exp.outcomes, lineup, exp.modules)
+        summary["per_module"] = rows
+        text += [f"A = {a}, B = {b}{'' if args.players == 2 else f' ({args.players - 1} copies)'}: results of A "
+                 f"per module", report.modules_text(rows, args.players), ""]
+
+    def body(module, outs_, records):
+        m = match_summary(outs_, lineup)
+        lines = []
+        if "pair" in m:
+            lines.append(f"A = {a}, B = {b}: " + report.pair_line(m["pair"]))
+        if m["members"]:
+            lines += ["", report.members_table(m["members"])]
+        return {"match": m}, lines
+
+    part, lines = cli.module_sections(exp.modules, exp.outcomes, exp.result.records, body, exp.per_module)
+    summary.update(part)
+    if sprt_args:
+        lines.append(report.sprt_text(summary["sprt"]) + (" (over every module's games)" if exp.per_module else ""))
+    text += lines
     if outs:
         xs = list(range(1, len(outs) + 1))
         if args.players == 2:

@@ -8,6 +8,11 @@ its 95% interval, LOS) and, at two players, the score table of every pair.
     python experiments/tournament.py random greedy "mcts(iterations=100)" --players 3 --out results/rr3
     python experiments/tournament.py --config rr.toml          # specs = [...], deals = 20, ...
     python experiments/tournament.py ... --ray local           # the games as Ray tasks
+    python experiments/tournament.py random greedy --module orient       # a Cities of Splendor module
+    python experiments/tournament.py random greedy --modules base cities orient posts strongholds
+
+With --modules the round robin is played once per module on the same deals; the report gives each
+player's win rate per module, then each module's tables, then the combined tables.
 
 Writes OUT/games.jsonl (one record per game, as it ends; rerun the same command to resume an
 interrupted run), OUT/summary.json, OUT/report.txt, OUT/ratings.png, OUT/win_rates.png.
@@ -21,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from splendor_ai.tournament import cli, report, round_robin  # noqa: E402
 from splendor_ai.tournament.errors import ExperimentError  # noqa: E402
-from splendor_ai.tournament.summary import match_summary, plackett_luce, players_table  # noqa: E402
+from splendor_ai.tournament.summary import match_summary, module_matrix, plackett_luce, players_table  # noqa: E402
 
 NAME = "tournament"
 
@@ -36,30 +41,43 @@ def main(argv=None) -> int:
     lineups = round_robin(args.specs, args.players)
     exp = cli.play(NAME, args, lineups)
     outs = exp.outcomes
-    players = players_table(outs)
-    ratings = plackett_luce(outs) if outs else {}
-    matches = [match_summary(outs, lu) for lu in lineups]
+
+    def body(module, outs, records):
+        players = players_table(outs)
+        ratings = plackett_luce(outs) if outs else {}
+        matches = [match_summary(outs, lu) for lu in lineups]
+        sm = {"players": players, "ratings": ratings, "matches": matches}
+        text = []
+        if outs:
+            text += ["Standings (Plackett-Luce rating by openskill: mu, sigma, mu +- 1.96 sigma; win% by seat: seat 0 first)",
+                     report.players_text(players, ratings), ""]
+        if args.players == 2 and outs:
+            specs = list(ratings) + [s for s in args.specs if s not in ratings]
+            cells = {}
+            for m in matches:
+                if "pair" in m:
+                    a, b = m["lineup"]
+                    pr = m["pair"]
+                    cells[a, b] = f"{pr['score']:.2f}"
+                    cells[b, a] = f"{1 - pr['score']:.2f}"
+            rows = [[i, s] + [cells.get((s, t), "-" if s != t else "") for t in specs] for i, s in enumerate(specs, 1)]
+            text += ["Score of the row player against the column player",
+                     report.table(["#", "player"] + [str(i) for i in range(1, len(specs) + 1)], rows), ""]
+            sm["score_table"] = {s: {t: cells[s, t] for t in specs if (s, t) in cells} for s in specs}
+        text += ["Matches", report.matches_text(matches)]
+        return sm, text
+
     summary = cli.base_summary(exp, argv)
-    summary.update({"players": players, "ratings": ratings, "matches": matches})
     title = f"Round robin: {len(args.specs)} players, {args.players} at a table"
     text = [cli.header(exp, title, argv), ""]
-    if outs:
-        text += ["Standings (Plackett-Luce rating by openskill: mu, sigma, mu +- 1.96 sigma; win% by seat: seat 0 first)",
-                 report.players_text(players, ratings), ""]
-    if args.players == 2 and outs:
-        specs = list(ratings) + [s for s in args.specs if s not in ratings]
-        cells = {}
-        for m in matches:
-            if "pair" in m:
-                a, b = m["lineup"]
-                pr = m["pair"]
-                cells[a, b] = f"{pr['score']:.2f}"
-                cells[b, a] = f"{1 - pr['score']:.2f}"
-        rows = [[i, s] + [cells.get((s, t), "-" if s != t else "") for t in specs] for i, s in enumerate(specs, 1)]
-        text += ["Score of the row player against the column player",
-                 report.table(["#", "player"] + [str(i) for i in range(1, len(specs) + 1)], rows), ""]
-        summary["score_table"] = {s: {t: cells[s, t] for t in specs if (s, t) in cells} for s in specs}
-    text += ["Matches", report.matches_text(matches)]
+    if exp.per_module and outs:
+        matrix = module_matrix(outs, exp.modules)
+        summary["module_matrix"] = matrix
+        text += ["Win% [Wilson 95%] (games) per module", report.matrix_text(matrix, exp.modules), ""]
+    part, lines = cli.module_sections(exp.modules, outs, exp.result.records, body, exp.per_module)
+    summary.update(part)
+    text += lines
+    players, ratings = part["players"], part["ratings"]
     if outs:
         names = list(ratings)
         report.bars(exp.out / "ratings.png", names, [ratings[s]["mu"] for s in names],

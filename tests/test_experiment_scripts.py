@@ -163,6 +163,11 @@ def test_killed_run_resumes_without_loss(tmp_path, sig):
     ("value_of_information", ["--player", "greedy"], "not an mcts spec"),
     ("rate", [], "no records files given"),
     ("rate", ["/nonexistent/games.jsonl"], "no such file"),
+    ("tournament", ["random", "greedy", "--module", "expansion"], "--module: invalid choice: 'expansion'"),
+    ("head_to_head", ["random", "greedy", "--modules", "base", "bogus"], "--modules: invalid choice: 'bogus'"),
+    ("head_to_head", ["random", "greedy", "--module", "orient", "--modules", "base"], "give --module or --modules"),
+    ("sweep", ["--player", "mcts", "--param", "c", "--values", "1,2", "--modules", "orient", "orient"],
+     "a module is given twice"),
 ])
 def test_bad_input_one_line_errors(name, argv, message, tmp_path, capsys):
     assert call(name, *argv, *([] if name == "rate" else ["--out", tmp_path / "o"])) == 2
@@ -222,3 +227,87 @@ def test_no_traceback_end_to_end(tmp_path):
         "tournament.py: error: unknown player 'nosuchbot'; known players: " + \
         r.stderr.strip().split("known players: ")[1]
     assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+# -- Cities of Splendor modules --------------------------------------------------------------------
+
+def test_head_to_head_per_module(tmp_path):
+    out = tmp_path / "h2h"
+    argv = ["mcts(iterations=10)", "random", "--deals", 1, "--modules", "base", "orient", "strongholds",
+            "--out", out, "--no-progress"]
+    r = script("head_to_head", *argv)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(ln) for ln in lines(out / "games.jsonl")]
+    assert sorted(r["meta"]["module"] for r in recs) == ["base", "base", "orient", "orient", "strongholds", "strongholds"]
+    assert all(r["config"]["modules"] == ([] if r["meta"]["module"] == "base" else [r["meta"]["module"]]) for r in recs)
+    s = json.loads((out / "summary.json").read_text())
+    assert s["modules"] == ["base", "orient", "strongholds"] and s["games"]["finished"] == 6
+    assert [row["module"] for row in s["per_module"]] == ["base", "orient", "strongholds", "all"]
+    assert [row["games"] for row in s["per_module"]] == [2, 2, 2, 6]
+    assert all("elo_95" in row["pair"] and len(row["win_rate_95"]) == 2 for row in s["per_module"])
+    assert s["match"]["games"] == 6 and s["by_module"]["orient"]["match"]["games"] == 2
+    report = (out / "report.txt").read_text()
+    assert "results of A per module" in report and "Elo of A (95%)" in report
+    for m in ("base", "orient", "strongholds"):
+        assert f"-- module: {m} " in report
+    assert "-- all modules (base, orient, strongholds)" in report
+    # the same command resumes every module; one module alone finds its two games
+    r2 = script("head_to_head", *argv)
+    assert r2.returncode == 0 and "0 played now, 6 resumed" in r2.stdout
+    r3 = script("head_to_head", "mcts(iterations=10)", "random", "--deals", 1, "--module", "orient", "--out", out,
+                "--no-progress")
+    assert r3.returncode == 0 and "0 played now, 2 resumed" in r3.stdout and "module: orient" in r3.stdout
+    assert "-- module:" not in r3.stdout                      # a single module: no sections
+    # rate.py splits mixed records by module
+    r4 = script("rate", out / "games.jsonl", "--out", tmp_path / "rated")
+    assert r4.returncode == 0, r4.stderr
+    assert "-- module: orient" in r4.stdout and "per module" in r4.stdout
+    rs = json.loads((tmp_path / "rated" / "summary.json").read_text())
+    assert rs["modules"] == ["base", "orient", "strongholds"] and set(rs["module_matrix"]["random"]) == \
+        {"base", "orient", "strongholds", "all"}
+    r5 = script("rate", out / "games.jsonl", "--module", "strongholds", "--out", tmp_path / "rated2")
+    assert r5.returncode == 0 and "rated: 2" in r5.stdout and "-- module:" not in r5.stdout
+
+
+def test_tournament_module_from_toml_and_sweep_per_module(tmp_path):
+    cfg = tmp_path / "rr.toml"
+    cfg.write_text('specs = ["random", "greedy"]\nplayers = 3\ndeals = 1\nmodule = "cities"\n'
+                   f'out = "{tmp_path / "rr3"}"\nno-progress = true\n')
+    # three distinct specs are needed for a 3-player round robin: add one on the command line
+    r = script("tournament", "--config", cfg, "random", "greedy", "mcts(iterations=5)")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "rr3" / "summary.json").read_text())
+    assert s["settings"]["module"] == "cities" and s["modules"] == ["cities"] and s["games"]["finished"] == 3
+    recs = [json.loads(ln) for ln in lines(tmp_path / "rr3" / "games.jsonl")]
+    assert all(r["config"]["modules"] == ["cities"] and r["meta"]["module"] == "cities" for r in recs)
+    assert "module: cities" in r.stdout
+    cfg2 = tmp_path / "rr2.toml"
+    cfg2.write_text('specs = ["random", "greedy"]\ndeals = 1\nmodules = ["base", "posts"]\nno-progress = true\n'
+                    f'out = "{tmp_path / "rr2"}"\n')
+    r = script("tournament", "--config", cfg2)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "rr2" / "summary.json").read_text())
+    assert set(s["modules"]) == {"base", "posts"} and s["module_matrix"]["greedy"]["posts"]["games"] == 2
+    assert s["by_module"]["posts"]["matches"][0]["games"] == 2 and s["matches"][0]["games"] == 4
+    assert "Win% [Wilson 95%] (games) per module" in r.stdout and "-- module: posts" in r.stdout
+    r = script("sweep", "--player", "mcts(iterations=5)", "--param", "c", "--values", "0.5,2", "--deals", 1,
+               "--baseline", "random", "--modules", "orient", "posts", "--out", tmp_path / "sw", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "sw" / "summary.json").read_text())
+    assert [p["games"] for p in s["points"]] == [4, 4]
+    assert [p["games"] for p in s["by_module"]["orient"]["points"]] == [2, 2]
+    assert (tmp_path / "sw" / "curve.png").exists() and "-- module: posts" in r.stdout
+
+
+def test_bench_search_per_module(tmp_path):
+    out = tmp_path / "search.json"
+    r = subprocess.run([sys.executable, str(EXP / "bench_search.py"), "--quick", "--positions", "1", "--seconds", "0.03",
+                        "--depths", "1", "--modules", "base", "posts", "--json", str(out)],
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert "== 2 players, the base game ==" in r.stdout and "== 2 players, posts ==" in r.stdout
+    assert "median rates per module" in r.stdout and "module/base" in r.stdout
+    res = json.loads(out.read_text())
+    assert res["modules"] == ["base", "posts"]
+    assert res["results"]["posts"]["mcts"]["median"] > 0 and res["results"]["posts"]["mcts to-end"]["median"] > 0
+    assert res["results"]["posts"]["expectimax d=1"]["median"] > 0

@@ -4,6 +4,7 @@ import json
 import math
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -270,3 +271,111 @@ def test_ray_and_processes_give_the_same_records(tmp_path):
     assert via_ray.played == via_processes.played == len(games) == 9
     assert [strip_timing(r) for r in via_ray.records] == [strip_timing(r) for r in via_processes.records]
     assert os.path.getsize(tmp_path / "ray.jsonl") > 0
+
+
+# -- Cities of Splendor modules --------------------------------------------------------------------
+
+OLD_RECORD = Path(__file__).resolve().parent.parent / "experiments" / "results" / "h2h_mcts_random_2p" / "games.jsonl"
+
+
+def test_module_settings_and_keys():
+    from splendor_ai.tournament.games import game_key
+    assert Settings().module is None and Settings(module="base").module is None
+    assert Settings(module="base") == Settings()
+    assert Settings(players=3, module="orient").config().modules == ("orient",)
+    assert Settings(module="cities", cap=50).config().cap == 50
+    assert Settings().config().modules == ()
+    assert Settings(module="posts").to_json()["module"] == "posts" and Settings().to_json()["module"] == "base"
+    with pytest.raises(ExperimentError, match="unknown module 'expansion'"):
+        Settings(module="expansion")
+    # a base game's key is the key of old (pre-module) records: no module in it
+    old = {"players": 2, "cap": None, "iterations": None, "seconds": None, "time_forfeit": None}
+    assert Game(("a", "b"), 1, 0).key() == game_key(["a", "b"], 1, 0, old)
+    keys = {Game(("a", "b"), 1, 0, Settings(module=m)).key() for m in ("base", "cities", "orient", "posts", "strongholds")}
+    assert len(keys) == 5                                     # the module is part of the resume key
+    games = schedule([("a", "b")], deals(2), Settings(), modules=["base", "strongholds"])
+    assert [(g.deal, g.module, g.seats) for g in games] == [
+        (1, "base", ("a", "b")), (1, "base", ("b", "a")), (1, "strongholds", ("a", "b")), (1, "strongholds", ("b", "a")),
+        (2, "base", ("a", "b")), (2, "base", ("b", "a")), (2, "strongholds", ("a", "b")), (2, "strongholds", ("b", "a"))]
+    with pytest.raises(ExperimentError, match="twice"):
+        schedule([("a", "b")], [1], Settings(), modules=["orient", "orient"])
+
+
+@pytest.mark.parametrize("module", ["cities", "orient", "posts", "strongholds"])
+def test_play_a_module_game(module):
+    g = Game(("greedy", "mcts(iterations=20)"), 5, 1, Settings(players=2, module=module))
+    rec = GameRecord.from_line(play(g))
+    assert rec.config.modules == (module,) and rec.meta["module"] == module
+    assert rec.meta["settings"]["module"] == module and rec.meta["termination"] == "normal"
+    assert record_key(rec) == g.key() and outcome(rec).module == module
+    rec.replay(check_seed=True)
+    assert strip_timing(play(g)) == strip_timing(rec)            # reproducible
+
+
+def test_old_records_load_as_base_game(tmp_path):
+    line = OLD_RECORD.read_text().splitlines()[0]
+    obj = json.loads(line)
+    assert "module" not in obj["meta"] and "module" not in obj["meta"]["settings"]   # written before modules
+    rec = GameRecord.from_line(line)
+    o = outcome(rec)
+    assert o.module == "base"
+    g = Game(tuple(obj["meta"]["lineup"]), rec.seed, obj["meta"]["rotation"], Settings(players=2))
+    assert record_key(rec) == g.key()
+    # the runner resumes such a file: its games count as played base games
+    path = tmp_path / "games.jsonl"
+    path.write_text(OLD_RECORD.read_text())
+    games = schedule([tuple(obj["meta"]["lineup"])], deals(5), Settings(players=2))
+    res = run(games, path, progress=False, execute=False)
+    assert res.resumed == 10 and res.remaining == 0 and res.ignored == 0
+    # but not as games of a module
+    with pytest.warns(UserWarning, match="10 record.s. are not games of this run"):
+        res = run(schedule([tuple(obj["meta"]["lineup"])], deals(5), Settings(players=2, module="orient")),
+                  path, progress=False, execute=False)
+    assert res.resumed == 0 and res.remaining == 10
+
+
+def test_module_runs_resume_per_module(tmp_path):
+    path = tmp_path / "games.jsonl"
+    games = schedule([("random", "greedy")], [3], Settings(), modules=["base", "cities", "posts"])
+    res = run(games, path, progress=False, stop=lambda recs: len(recs) >= 3)
+    assert res.stopped and 3 <= len(res.records) < 6
+    res2 = run(games, path, progress=False)
+    assert res2.played == 6 - len(res.records) and len(res2.records) == 6
+    recs = [GameRecord.from_line(ln) for ln in path.read_text().splitlines()]
+    assert sorted(r.meta["module"] for r in recs) == ["base", "base", "cities", "cities", "posts", "posts"]
+    assert len({record_key(r) for r in recs}) == 6
+    assert all(r.config.module == (None if r.meta["module"] == "base" else r.meta["module"]) for r in recs)
+    # one module of the same file: its games only
+    with pytest.warns(UserWarning, match="4 record"):
+        one = run(schedule([("random", "greedy")], [3], Settings(module="cities")), path, progress=False)
+    assert one.played == 0 and one.resumed == 2
+
+
+def test_per_module_tables():
+    from splendor_ai.tournament import report
+    from splendor_ai.tournament.outcomes import Outcome
+    from splendor_ai.tournament.summary import by_module, module_matrix, module_rows, modules_of
+
+    def game(module, a_wins, a_seat=0):
+        seats = ("A", "B") if a_seat == 0 else ("B", "A")
+        order = (0, 1) if a_seat == 0 else (1, 0)
+        sc = (1.0, 0.0) if a_wins == (a_seat == 0) else (0.0, 1.0)
+        return Outcome(seats, order, ("A", "B"), sc, (1.0, 2.0) if sc[0] else (2.0, 1.0), "win", "points", 1, None,
+                       module=module)
+    outs = [game("orient", True), game("orient", True, 1), game("orient", False),
+            game("base", True), game("base", True, 1), game("cities", False, 1)]
+    assert modules_of(outs) == ["base", "cities", "orient"]
+    assert {m: len(v) for m, v in by_module(outs).items()} == {"base": 2, "cities": 1, "orient": 3}
+    rows = module_rows(outs, ("A", "B"), ["base", "orient", "posts", "cities"])
+    assert [r["module"] for r in rows] == ["base", "orient", "posts", "cities", "all"]
+    byname = {r["module"]: r for r in rows}
+    assert byname["orient"]["pair"]["wins"] == 2 and byname["orient"]["pair"]["losses"] == 1
+    assert byname["orient"]["win_rate_95"] == [round(x, 4) for x in wilson(2, 3)]
+    assert byname["posts"]["games"] == 0 and "pair" not in byname["posts"]
+    assert byname["all"]["games"] == 6 and byname["all"]["pair"]["wins"] == 4
+    assert byname["base"]["pair"]["elo"] == "+inf"
+    text = report.modules_text(rows, 2)
+    assert "orient" in text and "2-0-1" in text and "Elo of A (95%)" in text and "4-0-2" in text
+    m = module_matrix(outs)
+    assert m["A"]["orient"]["games"] == 3 and m["A"]["all"]["games"] == 6 and m["B"]["cities"]["win_rate"] == 1.0
+    assert "cities" in report.matrix_text(m, modules_of(outs))

@@ -6,6 +6,12 @@ underscores), e.g. `deals = 20`, `jobs = 2`, `specs = ["random", "greedy"]`; opt
 command line override the file. Bad input of any kind (an unknown option or player, a bad value,
 a corrupt records file, a broken TOML file) ends the script with one line
 "SCRIPT: error: ..." and exit status 2; Ctrl-C ends it with status 130 after saying how to resume.
+
+Modules: `--module NAME` (TOML `module = "orient"`) plays the base game (`base`, the default) or one
+Cities of Splendor module; `--modules NAME ...` (TOML `modules = ["base", "cities"]`) plays the
+whole schedule once per module on the same deals and reports each module's tables and then the
+combined ones. A run whose records mix modules (a folder shared by several runs, `rate.py` over
+several files) is reported per module too.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ from pathlib import Path
 
 from ..errors import SplendorError
 from .errors import ExperimentError
-from .games import Settings, deals, schedule
+from .games import MODULE_CHOICES, Settings, deals, module_label, record_module, schedule
 from .outcomes import outcome
 from .runner import RunResult, run
 from .specs import check_specs
@@ -91,6 +97,12 @@ def parser(name: str, description: str, players: bool = True, limits: bool = Tru
     g.add_argument("--time-forfeit", type=positive_float, metavar="SECONDS",
                    help="a move that takes longer than this loses the game (default: never)")
     g.add_argument("--cap", type=positive_int, help="safety cap on game length in rounds (default: the rules')")
+    g.add_argument("--module", choices=MODULE_CHOICES, metavar="MODULE",
+                   help="the base game ('base', the default) or one Cities of Splendor module: "
+                        + ", ".join(MODULE_CHOICES[1:]))
+    g.add_argument("--modules", nargs="+", choices=MODULE_CHOICES, metavar="MODULE",
+                   help="play the whole schedule once per module on the same deals (e.g. --modules base cities "
+                        "orient posts strongholds) and report each module's results and the combined ones")
     r = p.add_argument_group("running")
     r.add_argument("-j", "--jobs", type=positive_int,
                    help="games at a time: local worker processes (default 1), or Ray tasks (default: all cluster CPUs)")
@@ -170,7 +182,19 @@ def _convert_one(a, value, where):
 def settings(args) -> Settings:
     return Settings(players=getattr(args, "players", 2), cap=args.cap,
                     iterations=getattr(args, "iterations", None), seconds=getattr(args, "seconds", None),
-                    time_forfeit=args.time_forfeit)
+                    time_forfeit=args.time_forfeit, module=getattr(args, "module", None))
+
+
+def modules_asked(args) -> list[str] | None:
+    """The --modules list (None without it); --module and --modules together are an error."""
+    mods = getattr(args, "modules", None)
+    if mods is None:
+        return None
+    if getattr(args, "module", None) is not None:
+        raise ExperimentError("give --module or --modules, not both")
+    if len(set(mods)) != len(mods):
+        raise ExperimentError(f"--modules: a module is given twice ({' '.join(mods)})")
+    return list(mods)
 
 
 @dataclass
@@ -183,17 +207,51 @@ class Experiment:
     result: RunResult
     outcomes: list = field(default_factory=list)
     void: int = 0
+    modules: list = field(default_factory=lambda: ["base"])   # the modules scheduled
+    asked: bool = False                                        # --modules was given
 
     @property
     def scheduled(self) -> int:
         return len(self.result.records) + self.result.remaining
 
+    @property
+    def per_module(self) -> bool:
+        """Report per module: --modules was given, or the games mix modules."""
+        return self.asked or len({o.module for o in self.outcomes} | set(self.modules)) > 1
+
+
+def module_sections(modules, outcomes, records, body, per_module: bool = True):
+    """Each module's part of a report, then the combined part: body(label, outcomes, records) ->
+    (summary dict, text lines) is called for every module in `modules` (when per_module) with that
+    module's outcomes and records, and once with all of them (label "all"; the only call when not
+    per_module). Returns (the combined summary with a "modules" entry {module: its summary} when
+    per module, the text lines with a section heading per module and "all modules" before the
+    combined part)."""
+    if not per_module:
+        return body("all", outcomes, records)
+    summaries, text = {}, []
+    for m in modules:
+        sm, lines = body(m, [o for o in outcomes if o.module == m],
+                         [r for r in records if record_module(r) == m])
+        summaries[m] = sm
+        text += [report_section(f"module: {m}"), *lines, ""]
+    sm, lines = body("all", outcomes, records)
+    sm = dict(sm, by_module=summaries)
+    text += [report_section(f"all modules ({', '.join(modules)})"), *lines]
+    return sm, text
+
+
+def report_section(title: str) -> str:
+    from .report import section
+    return section(title)
+
 
 def play(name: str, args, lineups, stop=None) -> Experiment:
     """Check the specs, play (or resume) the schedule into OUT/games.jsonl, read the outcomes."""
     st = settings(args)
+    mods = modules_asked(args)
     check_specs(sorted({s for lu in lineups for s in lu}))
-    games = schedule(lineups, deals(args.deals, args.seed), st, event=name)
+    games = schedule(lineups, deals(args.deals, args.seed), st, event=name, modules=mods)
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -206,15 +264,17 @@ def play(name: str, args, lineups, stop=None) -> Experiment:
     res = run(games, out / "games.jsonl", jobs=args.jobs, ray=None if args.report_only else args.ray,
               progress=not args.no_progress, stop=stop, desc=name, execute=not args.report_only)
     outs = [outcome(r) for r in res.records]
+    labels = list(mods) if mods else [module_label(st.module)]
     return Experiment(name, args, st, out, list(lineups), res, [o for o in outs if o is not None],
-                      sum(o is None for o in outs))
+                      sum(o is None for o in outs), labels, mods is not None)
 
 
 def base_summary(exp: Experiment, argv=None) -> dict:
     r = exp.result
     return {"experiment": exp.name, "command": command(exp.name, argv),
             "options": {k: v for k, v in vars(exp.args).items()},
-            "settings": exp.settings.to_json(), "deals": {"first": exp.args.seed, "count": exp.args.deals},
+            "settings": exp.settings.to_json(), "modules": list(exp.modules),
+            "deals": {"first": exp.args.seed, "count": exp.args.deals},
             "games": {"scheduled": exp.scheduled, "finished": len(r.records), "void": exp.void,
                       "played_now": r.played, "resumed": r.resumed, "remaining": r.remaining,
                       "stopped_early": r.stopped, "ignored_records": r.ignored}}
@@ -238,6 +298,8 @@ def header(exp: Experiment, title: str, argv=None) -> str:
              f"x {s.players} seat rotations (duplicate format); per-move limit: "
              f"{' / '.join(limit) or 'each spec its own'}; time forfeit: "
              f"{f'{s.time_forfeit:g} s' if s.time_forfeit else 'none'}; cap: {s.cap or 'default'}",
+             (f"modules: {', '.join(exp.modules)} (every game once per module, on the same deals)"
+              if exp.asked else f"module: {exp.modules[0]}" + (" (the base game)" if exp.modules[0] == "base" else "")),
              f"games: {len(r.records)} of {exp.scheduled} finished ({r.played} played now, {r.resumed} resumed"
              f"{f', {exp.void} void' if exp.void else ''}{', stopped early' if r.stopped else ''})"]
     if r.remaining and not r.stopped:

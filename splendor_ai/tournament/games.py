@@ -5,6 +5,12 @@ plays the game with splendor_ai.match.play_game and returns the game record as a
 Duplicate format: every deal (a seed) is played under every seat rotation of a lineup: seat s
 holds lineup[(s + rotation) % n]; two players play both orders, three or four the n cyclic
 rotations. Seat 0 always moves first, so a rotation changes who starts too.
+
+Module: a run plays the base game or one Cities of Splendor module (`Settings.module`: None or
+"base" for the base game, else "cities", "orient", "posts" or "strongholds"); its games are
+created with that module's Config, and every record says which (`config.modules`, and
+`meta.module`). A game's key includes the module only for a module game, so records written
+before modules existed (no module anywhere) are base-game records with unchanged keys.
 """
 from __future__ import annotations
 
@@ -12,13 +18,31 @@ import hashlib
 import itertools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..match import play_game
 from ..players import Limit, make_player
 from ..records import GameRecord
-from ..state import Config
+from ..state import MODULES, Config
 from .errors import ExperimentError
+
+#: what a run can play: the base game and each Cities of Splendor module, in report order
+MODULE_CHOICES = ("base",) + tuple(MODULES)
+
+
+def module_label(module: str | None) -> str:
+    """'base' for the base game (None), else the module's name."""
+    return module or "base"
+
+
+def check_module(module) -> str | None:
+    """A module setting normalised: None for the base game ("base" or None), else the module's
+    name; anything else raises ExperimentError."""
+    if module is None or module == "base":
+        return None
+    if module not in MODULES:
+        raise ExperimentError(f"unknown module {module!r}; expected one of {', '.join(MODULE_CHOICES)}")
+    return module
 
 
 @dataclass(frozen=True)
@@ -26,15 +50,18 @@ class Settings:
     """What every game of a run shares: the player count, the rules' safety cap (None = the
     default), a per-move limit for every player (iterations and/or seconds; None = each
     player's own budget from its spec) and the time forfeit (a move slower than this many
-    seconds loses the game; None = never)."""
+    seconds loses the game; None = never) and the module played (None = the base game; "base" is
+    accepted for it)."""
 
     players: int = 2
     cap: int | None = None
     iterations: int | None = None
     seconds: float | None = None
     time_forfeit: float | None = None
+    module: str | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "module", check_module(self.module))
         if self.players not in (2, 3, 4):
             raise ExperimentError(f"players must be 2, 3 or 4, got {self.players!r}")
         for name in ("cap", "iterations"):
@@ -51,7 +78,10 @@ class Settings:
             raise ExperimentError(str(e)) from None
 
     def config(self) -> Config:
-        return Config(players=self.players) if self.cap is None else Config(players=self.players, cap=self.cap)
+        kw = {"modules": (self.module,)} if self.module else {}
+        if self.cap is not None:
+            kw["cap"] = self.cap
+        return Config(players=self.players, **kw)
 
     def limit(self) -> Limit | None:
         if self.iterations is None and self.seconds is None:
@@ -60,7 +90,7 @@ class Settings:
 
     def to_json(self) -> dict:
         return {"players": self.players, "cap": self.cap, "iterations": self.iterations,
-                "seconds": self.seconds, "time_forfeit": self.time_forfeit}
+                "seconds": self.seconds, "time_forfeit": self.time_forfeit, "module": module_label(self.module)}
 
 
 @dataclass(frozen=True)
@@ -83,14 +113,30 @@ class Game:
     def seats(self) -> tuple[str, ...]:
         return tuple(self.lineup[k] for k in self.order)
 
+    @property
+    def module(self) -> str:
+        return module_label(self.settings.module)
+
     def key(self) -> str:
-        return game_key(self.lineup, self.deal, self.rotation, self.settings.to_json())
+        return game_key(self.lineup, self.deal, self.rotation, self.settings.to_json(), self.settings.module)
 
 
-def game_key(lineup, deal, rotation, settings: dict) -> str:
-    """What identifies a game across runs (the resume key): lineup, deal, rotation, settings."""
-    return json.dumps({"lineup": list(lineup), "deal": deal, "rotation": rotation,
-                       "settings": settings}, sort_keys=True, separators=(",", ":"))
+def game_key(lineup, deal, rotation, settings: dict, module: str | None = None) -> str:
+    """What identifies a game across runs (the resume key): lineup, deal, rotation, settings and
+    the module. The module is left out of the key of a base game (None or "base"), so the keys
+    of records from before the modules are unchanged; it is taken from `module`, not from
+    `settings` (which a base-game record of old may lack)."""
+    settings = {k: v for k, v in settings.items() if k != "module"}
+    obj = {"lineup": list(lineup), "deal": deal, "rotation": rotation, "settings": settings}
+    if module not in (None, "base"):
+        obj["module"] = module
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def record_module(record: GameRecord) -> str:
+    """The module a record's game was played with ("base" for the base game): its config, which
+    every record has (a record without modules is a base game)."""
+    return module_label(record.config.module)
 
 
 def record_key(record: GameRecord) -> str | None:
@@ -98,7 +144,7 @@ def record_key(record: GameRecord) -> str | None:
     m = record.meta
     if not all(k in m for k in ("lineup", "rotation", "settings")):
         return None
-    return game_key(m["lineup"], record.seed, m["rotation"], m["settings"])
+    return game_key(m["lineup"], record.seed, m["rotation"], m["settings"], record.config.module)
 
 
 def deals(count: int, seed: int = 1) -> list[int]:
@@ -110,17 +156,29 @@ def deals(count: int, seed: int = 1) -> list[int]:
     return list(range(seed, seed + count))
 
 
-def schedule(lineups, deal_seeds, settings: Settings, event: str = "") -> list[Game]:
+def schedule(lineups, deal_seeds, settings: Settings, event: str = "", modules=None) -> list[Game]:
     """Every lineup on every deal under every rotation, ordered deal by deal (so all matches
-    progress together and a stopped run has whole duplicate sets of the early deals)."""
+    progress together and a stopped run has whole duplicate sets of the early deals). With
+    `modules` (names; "base" for the base game) the whole schedule is played once per module,
+    the same deals in each, interleaved deal by deal; otherwise settings.module."""
     games = []
     for lineup in lineups:
         if len(lineup) != settings.players:
             raise ExperimentError(f"lineup {list(lineup)} has {len(lineup)} players, the games {settings.players}")
+    if modules is None:
+        variants = [settings]
+    else:
+        mods = [check_module(m) for m in modules]
+        if not mods:
+            raise ExperimentError("no modules given")
+        if len(set(mods)) != len(mods):
+            raise ExperimentError(f"a module is given twice in {list(modules)}")
+        variants = [replace(settings, module=m) for m in mods]
     for d in deal_seeds:
-        for lineup in lineups:
-            for r in range(settings.players):
-                games.append(Game(tuple(lineup), d, r, settings, event))
+        for st in variants:
+            for lineup in lineups:
+                for r in range(settings.players):
+                    games.append(Game(tuple(lineup), d, r, st, event))
     return games
 
 
@@ -171,7 +229,7 @@ def play(game: Game) -> str:
     for i, dt in enumerate(out.seconds):  # turns go round the table from seat 0
         think[i % n] += dt
         slowest[i % n] = max(slowest[i % n], dt)
-    meta = {"event": game.event, "lineup": list(game.lineup), "rotation": game.rotation,
+    meta = {"event": game.event, "module": game.module, "lineup": list(game.lineup), "rotation": game.rotation,
             "seats": list(game.order), "settings": s.to_json(), "termination": out.termination}
     if out.result is None:
         meta["forfeit"] = out.offender

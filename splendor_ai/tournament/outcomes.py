@@ -11,13 +11,16 @@
 
 Ranks are fractional ("mean" ranks): players tied for places 1-2 both get 1.5, so the ranks of a
 game always add up to n(n+1)/2.
+
+Each outcome carries the module its game was played with (`module`: "base" or a Cities of
+Splendor module), from the record's config, so a record from before the modules is a base game.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..records import GameRecord
-from .games import offender, record_key
+from .games import offender, record_key, record_module
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Outcome:
     deal: int | None
     key: str | None
     forfeit: int | None = None    # the seat that forfeited
+    module: str = "base"          # the module played ("base": the base game; from the record's config)
 
     @property
     def players(self) -> int:
@@ -57,7 +61,8 @@ def outcome(rec: GameRecord) -> Outcome | None:
     order = meta.get("seats")
     if not (isinstance(order, list) and len(order) == n):
         order = [lineup.index(s) for s in seats] if all(s in lineup for s in seats) else list(range(n))
-    common = dict(seats=seats, order=tuple(order), lineup=lineup, deal=rec.seed, key=record_key(rec))
+    common = dict(seats=seats, order=tuple(order), lineup=lineup, deal=rec.seed, key=record_key(rec),
+                  module=record_module(rec))
     res = rec.result
     if res is not None:
         if res.winners:

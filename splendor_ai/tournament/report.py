@@ -99,6 +99,49 @@ def players_text(players: dict, ratings: dict | None) -> str:
     return table(headers, rows)
 
 
+def ci(lohi) -> str:
+    """A Wilson interval [lo, hi] as percentages: [86.3, 98.3]."""
+    return interval(*lohi, fmt="{:.1%}").replace("%", "")
+
+
+def modules_text(rows: list[dict], players: int) -> str:
+    """A's results per module (summary.module_rows): at two players W-D-L, score, win% with its
+    Wilson interval and Elo with its interval; at three or four win% and average rank."""
+    out = []
+    for r in rows:
+        if not r["games"]:
+            out.append([r["module"], 0] + ["-"] * (5 if players == 2 else 3))
+            continue
+        if players == 2:
+            p = r["pair"]
+            out.append([r["module"], r["games"], f"{p['wins']}-{p['draws']}-{p['losses']}", f"{p['score']:.3f}",
+                        pct(r["win_rate"]), ci(r["win_rate_95"]), f"{num(p['elo'])} {interval(*p['elo_95'])}"])
+        else:
+            out.append([r["module"], r["games"], pct(r["win_rate"]), ci(r["win_rate_95"]), f"{r['avg_rank']:.2f}"])
+    head = (["module", "games", "W-D-L", "score", "A win%", "95% CI", "Elo of A (95%)"] if players == 2 else
+            ["module", "games", "A win%", "95% CI", "A avg rank"])
+    return table(head, out, right=set(range(1, len(head))))
+
+
+def matrix_text(matrix: dict, modules: list[str]) -> str:
+    """Each player's win% [Wilson 95%] per module (summary.module_matrix), and over all."""
+    cols = list(modules) + ["all"]
+    order = sorted(matrix, key=lambda s: -(matrix[s].get("all", {}).get("win_rate") or 0))
+    rows = []
+    for spec in order:
+        row = [spec]
+        for m in cols:
+            c = matrix[spec].get(m)
+            row.append(f"{pct(c['win_rate'])} {ci(c['win_rate_95'])} ({c['games']})" if c and c["games"] else "-")
+        rows.append(row)
+    return table(["player"] + cols, rows, right=set(range(1, len(cols) + 1)))
+
+
+def section(title: str) -> str:
+    """A section heading for one module's tables."""
+    return f"-- {title} " + "-" * max(3, 60 - len(title))
+
+
 # -- plots -----------------------------------------------------------------------------------------
 
 def _plt():

@@ -2,8 +2,8 @@
 
 `run(games, path, jobs=N)` plays the games that `path` (a JSON Lines records file) does not hold
 yet, each in a worker process, and appends each record as its game ends; the main process is the
-only writer. A game is known by its key (lineup, deal seed, rotation, settings; see
-games.game_key), so a run that was interrupted (Ctrl-C, a kill, a crash, a torn last line) and is
+only writer. A game is known by its key (lineup, deal seed, rotation, settings and, for a Cities
+of Splendor module, the module; see games.game_key), so a run that was interrupted (Ctrl-C, a kill, a crash, a torn last line) and is
 started again with the same schedule and file plays only the missing games. With `ray=ADDRESS`
 (or "local" to start a local Ray instance; or an already initialised Ray) the same `games.play`
 runs as Ray tasks instead: Ray only executes the games, the loop and the file stay here.

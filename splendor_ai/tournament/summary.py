@@ -9,12 +9,17 @@
   give the same ratings whatever order they were played in).
 - `match_summary(outcomes, lineup)`: one match (a lineup): per lineup member, and for two players
   the pair statistics of lineup[0] against lineup[1].
+- `modules_of(outcomes)`, `by_module(outcomes)`: the modules the games were played with (base
+  game first, then the Cities of Splendor modules in their usual order) and the outcomes of each;
+  `module_rows(outcomes, lineup)`: lineup[0]'s results per module (and over all of them);
+  `module_matrix(outcomes)`: each player's win rate per module.
 """
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
 
+from .games import MODULE_CHOICES
 from .outcomes import Outcome
 from .stats import Z95, elo, elo_json, los, sprt, wilson
 
@@ -144,3 +149,57 @@ def lineups_of(outcomes) -> list[tuple[str, ...]]:
     for o in outcomes:
         seen.setdefault(tuple(o.lineup), None)
     return list(seen)
+
+
+# -- per module -------------------------------------------------------------------------------------
+
+def _module_order(m: str):
+    return (MODULE_CHOICES.index(m), m) if m in MODULE_CHOICES else (len(MODULE_CHOICES), m)
+
+
+def modules_of(outcomes) -> list[str]:
+    """The modules of the games ("base" first, then cities, orient, posts, strongholds)."""
+    return sorted({o.module for o in outcomes}, key=_module_order)
+
+
+def by_module(outcomes) -> dict[str, list]:
+    """The outcomes of each module, in module order (each list in the given order)."""
+    out = {m: [] for m in modules_of(outcomes)}
+    for o in outcomes:
+        out[o.module].append(o)
+    return out
+
+
+def module_rows(outcomes, lineup, modules=None) -> list[dict]:
+    """lineup[0]'s results in the games of `lineup`, per module and then over all modules
+    (module "all"): games, win share and win rate with its Wilson 95% interval, average rank;
+    at two players also W-D-L, score and Elo with its 95% interval (`pair`). `modules` lists the
+    modules to show (default: those with games); a module without games gets a row of zeros."""
+    outs = [o for o in outcomes if tuple(o.lineup) == tuple(lineup)]
+    groups = by_module(outs)
+    mods = list(modules) if modules is not None else list(groups)
+    rows = []
+    for m, os_ in [(m, groups.get(m, [])) for m in mods] + [("all", outs)]:
+        members = _member_rows(os_, lambda o, seat: o.order[seat])
+        row = {"module": m, "games": len(os_)}
+        if 0 in members:
+            a = members[0]
+            row.update(wins=a["wins"], win_rate=a["win_rate"], win_rate_95=a["win_rate_95"], avg_rank=a["avg_rank"])
+        if len(lineup) == 2 and os_:
+            row["pair"] = pair(os_, 0, 1)
+        rows.append(row)
+    return rows
+
+
+def module_matrix(outcomes, modules=None) -> dict:
+    """Per player spec and module ("all": every module): games, win rate, Wilson 95% interval,
+    average rank (players_table of each module's games)."""
+    groups = by_module(outcomes)
+    mods = list(modules) if modules is not None else list(groups)
+    tables = {m: players_table(groups.get(m, [])) for m in mods}
+    tables["all"] = players_table(outcomes)
+    out: dict = {}
+    for m, t in tables.items():
+        for spec, row in t.items():
+            out.setdefault(spec, {})[m] = {k: row[k] for k in ("games", "wins", "win_rate", "win_rate_95", "avg_rank")}
+    return out
