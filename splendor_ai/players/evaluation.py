@@ -44,6 +44,13 @@ each read only in its own module (module weights m[0..11], MODULE_WEIGHTS below;
              next turn) of 1 + points
     (m[9..11] unused)
 
+The module weights are hand-set. SPSA on greedy self-play in each module (experiments/tune_eval.py
+--module <name> --steps 80 --deals 4; experiments/results/tune_eval_<module>/report.txt) moved none
+of them significantly (tuned vs start over 200 games: cities +3 Elo [-45, +52], orient +24
+[-24, +73], posts -28 [-77, +20], strongholds +14 [-34, +63]), so they stay as set. With them,
+mcts(iterations=1000) scored 85% (cities), 60% (orient), 62% (posts) and 45% (strongholds) over 20
+games against the same search with every module weight 0 (experiments/module_strength_check.py).
+
 Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. The defaults below
 come from the self-play tuning in experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
 experiments/results/tune_eval/report.txt: +142 Elo [+107, +181] over the hand-set start). The
