@@ -180,10 +180,8 @@ class Game:
             self.console.print(move_list([str(m) for m in moves]))
 
     def legal(self):
-        """The moves the human to move can choose: their view's legal moves. In a module game a
-        decision can name a card that the turn's refill reveals (a stronghold put on the new card,
-        the new card taken free); the player cannot see it before choosing, so such moves are not
-        offered and not accepted (choosing one would show the top of a deck)."""
+        """The moves the human to move can choose: their view's legal moves (the same as the true
+        state's: no decision of a turn names a card the turn draws, docs/MODULES.md "Refills")."""
         return list(self.state.view(self.state.to_move).legal_moves)
 
     # -- the loop ----------------------------------------------------------------------------------

@@ -694,10 +694,8 @@ class View(_Game):
 
     @property
     def legal_moves(self) -> LegalMoves:
-        """The mover's whole turns as far as the view shows them. Strongholds: a purchase refills
-        its slot before the stronghold action, and the card drawn is unknown to the view (the slot
-        looks empty), so the turns placing or moving a stronghold onto that card are not listed;
-        the true state (or a resample) lists them with the card it draws."""
+        """The mover's whole turns: the same as the true state's, since no decision of a turn
+        names a card the turn draws (docs/MODULES.md, "Refills")."""
         if self.seat != self.to_move:
             raise ValueError(f"seat {self.seat} is not to move: its view does not show seat "
                              f"{self.to_move}'s hidden cards, so it cannot list their moves")

@@ -1160,6 +1160,7 @@ class Model:
         """
         self._path = list(path)
         self._cursor = 0
+        self._refills = []       # Strongholds: market slots emptied by this turn's purchases
         self._tokens = []
         self._variants = []
         self._enumerating = enumerating
@@ -1191,13 +1192,16 @@ class Model:
         else:
             self._m_buy(seat_index, int(action[1:]))
 
-        # 3. Conquest (Strongholds).
+        # 3. Conquest (Strongholds), then the refills of the slots the turn's purchases emptied,
+        # in the order they were emptied.
         if self.module == "strongholds":
             for card_id, (owner, count) in list(self.strongholds.items()):
                 if owner == seat_index and count == STRONGHOLDS_EACH:
                     if self._m_can_buy(seat, card_id) and self._decide(["b%d" % card_id, ""]):
                         self._m_conquer(seat_index, card_id)
                     break
+            for level_index, slot in self._refills:
+                self._m_refill(level_index, slot)
 
         # 4. Token limit.
         excess = sum(seat.tokens) - TOKEN_LIMIT
@@ -1269,6 +1273,9 @@ class Model:
             self._m_pay(seat, card_id)
         if card_id in seat.reserved_ids():
             del seat.reserved[seat.reserved_ids().index(card_id)]
+        elif self.module == "strongholds":
+            # the slot stays empty until the turn's stronghold actions and conquest are over
+            self._refills.append(self._m_take_from_market(card_id, refill=False))
         else:
             self._m_take_from_market(card_id)
         self._m_gain(seat, card_id)
@@ -1363,10 +1370,9 @@ class Model:
         then (only then) refill the slot."""
         seat = self.seats[seat_index]
         self._m_pay(seat, card_id)
-        level_index, slot = self._m_take_from_market(card_id, refill=False)
+        self._refills.append(self._m_take_from_market(card_id, refill=False))
         self._m_gain(seat, card_id)
         self._m_stronghold_action(seat_index)
-        self._m_refill(level_index, slot)
 
     # ----- listing and applying whole turns -----------------------------------
 

@@ -167,14 +167,16 @@ def test_a_post_is_claimed_at_the_end_of_the_turn():
 @needs("strongholds")
 def test_place_after_a_purchase():
     st = State(spn2("strongholds", seats=[seat2("310010")]))
-    market = [4, 1, 2, 3, 40, 41, 42, 43, 70, 71, 72, 73]   # slot 1 refilled with card 4
+    market = [1, 2, 3, 40, 41, 42, 43, 70, 71, 72, 73]   # slot 1 is refilled (card 4) after the action
     assert starting(st, "b0") == {f"b0/t{c}" for c in market}
+    st.push("b0/t1")
+    assert st.market[0][0] == 4 and st.strongholds == {1: (0, 1)}
 
 
 @needs("strongholds")
 def test_move_remove_and_a_blocked_card():
     st = State(spn2("strongholds", seats=[seat2("310010")], strongholds={2: (0, 1), 41: (1, 2)}))
-    others = [4, 1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
+    others = [1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
     expected = {f"b0/t{c}" for c in others} | {f"b0/m2:{c}" for c in others if c != 2} | {"b0/x41"}
     assert starting(st, "b0") == expected
     assert not starting(st, "b41") and "r41" not in legal(st)

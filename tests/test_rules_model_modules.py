@@ -712,12 +712,12 @@ def test_posts_push_over_fifteen_ends_the_game():
 
 def test_stronghold_action_options_after_a_purchase():
     # Seat 0: 1 stronghold on card 1, 2 in hand. Seat 1: 1 on card 41. Seat 0 buys 0
-    # (3 white 1 blue 1 black); the slot is refilled at once (card 4), and that card can
-    # take a stronghold.
+    # (3 white 1 blue 1 black); the stronghold action comes before the slot is refilled, so the
+    # card that will replace it (card 4, unseen yet) is no target.
     text = spn2("strongholds", BASE_MARKET, [seat("310010", extra="2"), seat(extra="2")],
                 board="1=0x1,41=1x1")
     model = parse(text)
-    open_cards = [4, 1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
+    open_cards = [1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
     expected = {"b0/t%d" % c for c in open_cards}
     expected |= {"b0/m1:%d" % c for c in open_cards if c != 1}
     expected |= {"b0/x41"}
@@ -725,6 +725,7 @@ def test_stronghold_action_options_after_a_purchase():
     assert "r41" not in model.legal_moves()                  # seat 1's card
     model.apply("b0/x41")
     assert model.strongholds == {1: [0, 1]} and model.seats[1].sh_hand == 3
+    assert model.market[0][0] == 4                            # refilled after the action
     check_invariants(model)
 
 
@@ -750,9 +751,9 @@ def test_owner_buys_own_stronghold_card():
                 board="1=0x2")
     model = parse(text)
     moves = starting(model.legal_moves(), "b1")
-    assert "b1/t4" in moves and not any(m.startswith("b1/m") for m in moves)
-    model.apply("b1/t4")
-    assert model.strongholds == {4: [0, 1]} and model.seats[0].sh_hand == 2
+    assert "b1/t2" in moves and "b1/t4" not in moves and not any(m.startswith("b1/m") for m in moves)
+    model.apply("b1/t2")
+    assert model.strongholds == {2: [0, 1]} and model.seats[0].sh_hand == 2
 
 
 def test_conquest():
@@ -787,11 +788,16 @@ def test_conquest_after_the_third_stronghold_lands():
                 board="2=0x2")
     model = parse(text)
     moves = model.legal_moves()
-    assert "b1/t2" in moves and "b1/t2/b2/t4" in moves and "b1/t2/b2/t0" in moves
+    assert "b1/t2" in moves and "b1/t2/b2/t0" in moves
     assert not any(m.startswith("b1/t0/b2") for m in moves)
-    model.apply("b1/t2/b2/t4")
-    assert model.seats[0].cards == [1, 2, 8] and model.strongholds == {4: [0, 1]}
+    # both emptied slots are refilled after the conquest's stronghold action, card 1's first:
+    # no decision names a card the turn draws
+    assert not any("t4" in m.split("/") for m in moves)
+    first, second = model.decks[0][:2]
+    model.apply("b1/t2/b2/t0")
+    assert model.seats[0].cards == [1, 2, 8] and model.strongholds == {0: [0, 1]}
     assert model.seats[0].tokens == [0] * 6
+    assert model.market[0] == [0, first, second, 3]
 
 
 def test_remove_one_of_several():

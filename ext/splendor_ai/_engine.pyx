@@ -563,6 +563,9 @@ cdef void continue_turn(State* s) noexcept nogil:
             gain(s, p, arg)
             continue
         if t == TASK_REFILL:
+            if (s.modules & MOD_STRONGHOLDS) and not s.conquered and conquest_slot(s) >= 0:
+                s.phase = PH_CONQUER    # only refills are left: the conquest comes before them
+                return
             pop(s)
             s.market[arg // NSLOT][arg % NSLOT] = draw(s, slot_deck(arg // NSLOT, arg % NSLOT))
             continue
@@ -678,8 +681,14 @@ cdef void apply_decision(State* s, int a) noexcept nogil:
             card = s.market[lv][sl]
             sh_release(s, lv, sl)
             s.market[lv][sl] = -1
-            # the slot is refilled only after this purchase's stronghold action
-            push(s, TASK_REFILL, i)
+            # refilled after this purchase's stronghold action and after the slot the main
+            # purchase emptied (if any, still pending): slots refill in the order they emptied
+            for lv in range(s.ntodo, 0, -1):
+                s.todo[lv] = s.todo[lv - 1]
+                s.todo_arg[lv] = s.todo_arg[lv - 1]
+            s.todo[0] = TASK_REFILL
+            s.todo_arg[0] = i
+            s.ntodo += 1
             buy(s, p, card)
         continue_turn(s)
         return
@@ -782,7 +791,15 @@ cdef void apply_action(State* s, int a) noexcept nogil:
         lv = (a - A_BUY_SLOT) // NSLOT
         sl = (a - A_BUY_SLOT) % NSLOT
         card = s.market[lv][sl]
-        take_from_market(s, lv, sl)
+        if s.modules & MOD_STRONGHOLDS:
+            # the slot stays empty until the turn's stronghold actions and conquest are over
+            # (RULES.md orders the conquest's so), so no decision of a turn names a card the
+            # turn draws; TASK_REFILL waits at the bottom of the stack
+            sh_release(s, lv, sl)
+            s.market[lv][sl] = -1
+            push(s, TASK_REFILL, lv * NSLOT + sl)
+        else:
+            take_from_market(s, lv, sl)
         buy(s, p, card)
     else:
         i = a - A_BUY_HAND

@@ -377,8 +377,7 @@ class WebGame:
             if st.to_move not in self.humans:
                 raise ApiError(409, f"it is {player_name(st.to_move)}'s turn, an AI seat: wait for its move")
             try:
-                # the mover's view decides: a decision naming the card a refill reveals is not theirs
-                # to choose before they see it (accepting it would show the top of a deck)
+                # the mover's view decides (its moves are the true state's: docs/MODULES.md "Refills")
                 move = st.view(st.to_move).parse_move(text.strip())
             except NotationError as e:
                 raise ApiError(400, f"move: not a move: {e}", "move") from None
