@@ -93,7 +93,7 @@ def main(argv=None) -> int:
         if "pair" in m:
             lines.append(f"A = {a}, B = {b}: " + report.pair_line(m["pair"]))
         if m["members"]:
-            lines += ["", report.members_table(m["members"])]
+            lines += ([""] if lines else []) + [report.members_table(m["members"])]
         return {"match": m}, lines
 
     part, lines = cli.module_sections(exp.modules, exp.outcomes, exp.result.records, body, exp.per_module)
