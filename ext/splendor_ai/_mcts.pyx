@@ -31,7 +31,7 @@ cdef enum:
     # prior cache: the legal actions, their keys and priors of the positions met at tree nodes
     # visited at least CACHE_MIN_VISITS times, in a hash table of CACHE_SLOTS entries (one per
     # slot, the newest kept) whose lists take at most POOL_MAX_WORDS words (then it restarts)
-    CACHE_MIN_VISITS = 2
+    CACHE_MIN_VISITS = 8
     CACHE_SLOTS = 1 << 15
     POOL_MAX_WORDS = 1 << 23
 
