@@ -193,27 +193,26 @@ def set_fast_paths(bint on):
     FAST_PATHS = on
 
 
-cdef int best_buy(const State* s, const int* acts, int n, float* scores) noexcept nogil:
+cdef int best_buy(const State* s, const int* acts, int n, float* scores, int* lo) noexcept nogil:
     """A shortcut of score_actions for the playout policy: when a legal buy scores 3.5 or more,
     no other action can reach its score (token takes score at most 3 * (1 + rounding), reserves
-    and returns less), so only the buys are scored (the others get -1e30) and the index of the
-    best is returned, as score_actions would. Returns -1 when that does not hold (then
-    score_actions must run). Base game only: modules may add actions scored otherwise."""
+    and returns less), so only the buys are scored and the index of the best is returned, as
+    score_actions would; the buys are acts[lo:] (legal_actions lists them last). Returns -1 when
+    that does not hold (then score_actions must run). Base game only: modules may add actions
+    scored otherwise."""
     cdef const Player* p = &s.p[s.to_move]
     cdef float sc, best_sc = -1e30
-    cdef int i, a, best = -1
+    cdef int i = n - 1, best = -1
     if s.modules != 0 or s.phase != PH_MAIN:
         return -1
-    for i in range(n):
-        a = acts[i]
-        if A_BUY_SLOT <= a < A_PASS:
-            sc = buy_score(s, p, a)
-            if sc > best_sc:
-                best_sc = sc
-                best = i
-            scores[i] = sc
-        else:
-            scores[i] = -1e30
+    while i >= 0 and A_BUY_SLOT <= acts[i] < A_PASS:
+        sc = buy_score(s, p, acts[i])
+        if sc >= best_sc:   # scanning down: the first of equal scores, as score_actions
+            best_sc = sc
+            best = i
+        scores[i] = sc
+        i -= 1
+    lo[0] = i + 1
     return best if best_sc >= 3.5 else -1
 
 
@@ -278,15 +277,16 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
 cdef int policy_pick(const State* s, const int* acts, int n, float eps, Rng* r) noexcept nogil:
     """Epsilon-greedy on the action scores, ties broken at random. Returns an index into acts."""
     cdef float scores[MAXLEGAL]
-    cdef int i, best, nties = 0
+    cdef int i, best, nties = 0, lo = 0
     if n == 1:
         return 0
     if eps > 0 and (rng_next(r) >> 40) * (1.0 / 16777216.0) < eps:
         return rng_below(r, n)
-    best = best_buy(s, acts, n, scores) if FAST_PATHS else -1
+    best = best_buy(s, acts, n, scores, &lo) if FAST_PATHS else -1
     if best < 0:
+        lo = 0
         best = score_actions(s, acts, n, scores)
-    for i in range(n):
+    for i in range(lo, n):
         if scores[i] == scores[best]:
             nties += 1
             if rng_below(r, nties) == 0:
