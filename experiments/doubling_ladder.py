@@ -69,6 +69,8 @@ def main(argv=None) -> int:
         if h2h is not None:
             h2h.main([a, b, "--deals", str(d), "--seed", str(args.seed), "-j", str(args.jobs),
                       "--out", str(sub), "--no-progress"])
+        if not (sub / "summary.json").exists():
+            ap.error(f"{sub}/summary.json is missing: play the rung first (without --report-only)")
         summary = json.loads((sub / "summary.json").read_text())
         pair = summary["match"]["pair"]
         rungs.append({"from": lo, "to": hi, "a": a, "b": b, "folder": sub.name, "command": summary.get("command"),
