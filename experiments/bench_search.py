@@ -9,6 +9,9 @@ The positions are turn-boundary positions from the middle half (by turn) of gree
                   determinized descent + playout + backup), and the memory the search allocated
                   (its node pool and sampled worlds)
   mcts to-end     the same with playouts to the end of the game (cutoff=0)
+  mcts uct random to-end
+                  plain UCT with uniformly random playouts to the end of the game (no priors,
+                  no policy), the kind of search the fast public Splendor MCTS programs run
   expectimax d=N  the default `expectimax` player (exact root values, Star2) at each fixed depth in
                   --depths: nodes/s (a node = a state the search visited: interior, decision,
                   chance outcome and leaf states) and the time per search
@@ -92,7 +95,8 @@ def bench(views, seconds: float, depths: list[int], repeat: int) -> dict:
         rows.setdefault(label, []).append(rec)
 
     for i, view in enumerate(views):
-        for label, extra in (("mcts", ""), ("mcts to-end", ",cutoff=0")):
+        for label, extra in (("mcts", ""), ("mcts to-end", ",cutoff=0"),
+                             ("mcts uct random to-end", ",puct=False,rollout='random',cutoff=0")):
             def mcts(extra=extra):
                 d, cpu = timed(make_player(f"mcts(seconds={seconds}{extra})", seed=i), view)
                 return {"rate": d.info.iterations / cpu, "seconds": d.info.seconds,

@@ -229,6 +229,22 @@ def test_no_traceback_end_to_end(tmp_path):
     assert "Traceback" not in r.stderr and r.stdout == ""
 
 
+def test_doubling_ladder(tmp_path):
+    out = tmp_path / "ladder"
+    r = script("doubling_ladder", "--player", "mcts", "--budgets", "5,10,20", "--deals", "1,2", "--out", out)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert [(g["a"], g["b"], g["games"]) for g in s["rungs"]] == [
+        ("mcts(iterations=10)", "mcts(iterations=5)", 2), ("mcts(iterations=20)", "mcts(iterations=10)", 4)]
+    assert [c["budget"] for c in s["cumulative"]] == [5, 10, 20]
+    assert (out / "10_vs_5" / "games.jsonl").exists() and (out / "ladder.png").exists()
+    assert "20 vs 10" in (out / "report.txt").read_text()
+    r = script("doubling_ladder", "--budgets", "5,10,20", "--deals", "1,2", "--out", out, "--report-only")
+    assert r.returncode == 0 and json.loads((out / "summary.json").read_text())["rungs"] == s["rungs"]
+    r = script("doubling_ladder", "--budgets", "10,5", "--deals", "1", "--out", out)
+    assert r.returncode == 2 and "increasing" in r.stderr and "Traceback" not in r.stderr
+
+
 # -- Cities of Splendor modules --------------------------------------------------------------------
 
 def test_head_to_head_per_module(tmp_path):

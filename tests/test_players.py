@@ -134,3 +134,51 @@ def test_mcts_beats_random():
 def test_bad_specs(spec, needle):
     with pytest.raises(ConfigError, match=needle):
         make_player(spec)
+
+
+def _mid_game_views(players: int, seed: int, count: int):
+    """Views (seat to move) from greedy self-play, some with blind reserves."""
+    out, game = [], 0
+    while len(out) < count:
+        bots = [make_player("greedy", seed=seed + game * 10 + i) for i in range(players)]
+        st = State.new(players, seed=seed + game)
+        ply = 0
+        while not st.is_over():
+            if ply % 7 == 3:
+                out.append(st.view())
+            st.push(bots[st.to_move].choose(st.view()).move)
+            ply += 1
+        game += 1
+    return out[:count]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_speedups_change_nothing(players):
+    """The search's prior cache and the playout policy's shortcut are pure speed-ups: the same
+    seeded searches give the same visits and values with them switched off."""
+    from splendor_ai import _mcts, _policy
+    views = _mid_game_views(players, 11 * players, 5)
+    # a position where the mover (seat 1) must reckon with seat 0's blind reserve
+    st = State.new(2, seed=5)
+    for mv in ("rL1", "+wbg", "+wbr"):
+        st.push(mv)
+    views.append(st.view())
+    specs = ["mcts(iterations=1500)", "mcts(iterations=800,cutoff=0)", "mcts(iterations=600,mode='pimc',dets=3)"]
+
+    def run():
+        out = []
+        for spec in specs:
+            for i, v in enumerate(views):
+                d = make_player(spec, seed=i).choose(v)
+                out.append([(str(m.move), m.visits, m.value) for m in d.info.moves])
+        return out
+
+    fast = run()
+    try:
+        _mcts.set_prior_cache(False)
+        _policy.set_fast_paths(False)
+        slow = run()
+    finally:
+        _mcts.set_prior_cache(True)
+        _policy.set_fast_paths(True)
+    assert fast == slow

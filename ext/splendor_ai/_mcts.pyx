@@ -18,7 +18,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from splendor_ai._engine cimport (
-    MAXLEGAL, MAXP, NKEYS, Core, Rng, State, action_key, apply_action, determinize, legal_actions,
+    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Rng, State, action_key, apply_action, determinize, legal_actions,
     random_playout, rng_next, rng_seed)
 from splendor_ai._policy cimport NWEIGHTS, Weights, fill_weights, policy_playout, score_actions, win_probs
 
@@ -28,6 +28,12 @@ cdef enum:
     MODE_PERFECT = 2
     MAXDETS = 64
     MAXDEPTH = 512
+    # prior cache: the legal actions, their keys and priors of the positions met at tree nodes
+    # visited at least CACHE_MIN_VISITS times, in a hash table of CACHE_SLOTS entries (one per
+    # slot, the newest kept) whose lists take at most POOL_MAX_WORDS words (then it restarts)
+    CACHE_MIN_VISITS = 8
+    CACHE_SLOTS = 1 << 15
+    POOL_MAX_WORDS = 1 << 23
 
 ctypedef struct Node:
     int32_t first_child
@@ -58,10 +64,46 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef int PRIOR_CACHE = 1   # 0: no prior cache (tests check that it changes nothing)
+
+
+def set_prior_cache(bint on):
+    """Switch the prior cache on or off (for tests: the searches must be the same either way)."""
+    global PRIOR_CACHE
+    PRIOR_CACHE = on
+
+
+cdef uint64_t prior_key(const State* s) noexcept nogil:
+    """A 64-bit hash of what the mover's legal actions, their keys and their heuristic scores
+    depend on: the whole state except the decks' order and the other seats' blind reserves (the
+    cards a determinization samples). A State holds a uint64_t, so it is 8-byte aligned and
+    sized, and its padding is kept canonical by memcpy-only copies."""
+    cdef State m
+    cdef int i, j
+    cdef size_t q
+    cdef const uint64_t* w = <const uint64_t*>&m
+    cdef uint64_t h = <uint64_t>0x243F6A8885A308D3ULL
+    memcpy(&m, s, sizeof(State))
+    memset(m.deck, 0, sizeof(m.deck))
+    for i in range(m.nplayers):
+        if i != m.to_move:
+            for j in range(MAXRES):
+                if m.p[i].res_deck[j] >= 0:
+                    m.p[i].res[j] = -1
+    for q in range(sizeof(State) // 8):
+        h = (h ^ w[q]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        h ^= h >> 29
+    return h
+
+
 cdef class Search:
     """One search over a view (or a true state in PERFECT mode). Not thread-safe; one per player."""
     cdef Node* nodes
     cdef int32_t nnodes, capacity, max_nodes
+    cdef int32_t* slot_of       # CACHE_SLOTS offsets of cache entries in `pool` (-1: empty)
+    cdef int32_t* pool          # entries: hash (2 words), n, cap, actions[cap], keys[cap], priors[cap]
+    cdef long pool_len, pool_cap
+    cdef public long cache_hits, cache_misses
     cdef State root
     cdef State worlds[MAXDETS]
     cdef int32_t roots[MAXDETS]
@@ -77,9 +119,13 @@ cdef class Search:
 
     def __cinit__(self):
         self.nodes = NULL
+        self.slot_of = NULL
+        self.pool = NULL
 
     def __dealloc__(self):
         free(self.nodes)
+        free(self.slot_of)
+        free(self.pool)
 
     def __init__(self, Core view, dict params, uint64_t seed, int mode=MODE_ISMCTS, int dets=1,
                  long max_nodes=20_000_000):
@@ -113,8 +159,13 @@ cdef class Search:
         self.max_nodes = max_nodes
         self.capacity = 4096
         self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
-        if self.nodes == NULL:
+        self.slot_of = <int32_t*>malloc(CACHE_SLOTS * sizeof(int32_t))
+        if self.nodes == NULL or self.slot_of == NULL:
             raise MemoryError()
+        self.pool_cap = 0
+        self.cache_clear()
+        self.cache_hits = 0
+        self.cache_misses = 0
         self.nnodes = 0
         for i in range(self.ntrees):
             self.roots[i] = self.new_node(-1, -1, 0)
@@ -155,10 +206,61 @@ cdef class Search:
         self.nnodes += 1
         return self.nnodes - 1
 
+    cdef void cache_clear(self) noexcept nogil:
+        cdef int i
+        for i in range(CACHE_SLOTS):
+            self.slot_of[i] = -1
+        self.pool_len = 0
+
+    cdef int32_t cache_find(self, uint64_t h) noexcept nogil:
+        """The offset of the cache entry of position hash `h`, or -1."""
+        cdef int32_t off = self.slot_of[h & (CACHE_SLOTS - 1)]
+        if off >= 0 and (<uint64_t*>&self.pool[off])[0] == h:
+            return off
+        return -1
+
+    cdef int32_t cache_store(self, uint64_t h, int n, const int* acts, const int* keys,
+                             const float* prior) noexcept nogil:
+        """Keep a position's actions, keys and priors under its hash `h` (in its slot's entry
+        when that is large enough). Returns the entry's offset, or -1 when out of memory."""
+        cdef int32_t off = self.slot_of[h & (CACHE_SLOTS - 1)]
+        cdef int32_t* grown
+        cdef long need, cap
+        if off < 0 or self.pool[off + 3] < n:
+            need = 4 + 3 * n
+            if self.pool_len + need > POOL_MAX_WORDS:
+                self.cache_clear()
+            if self.pool_len + need > self.pool_cap:
+                cap = self.pool_cap * 2 if self.pool_cap else 1 << 16
+                while cap < self.pool_len + need:
+                    cap *= 2
+                grown = <int32_t*>realloc(self.pool, cap * sizeof(int32_t))
+                if grown == NULL:
+                    return -1
+                self.pool = grown
+                self.pool_cap = cap
+            off = <int32_t>self.pool_len
+            self.pool_len += need
+            self.pool[off + 3] = n
+            self.slot_of[h & (CACHE_SLOTS - 1)] = off
+        cap = self.pool[off + 3]
+        (<uint64_t*>&self.pool[off])[0] = h
+        self.pool[off + 2] = n
+        memcpy(&self.pool[off + 4], acts, n * sizeof(int))
+        memcpy(&self.pool[off + 4 + cap], keys, n * sizeof(int))
+        memcpy(&self.pool[off + 4 + 2 * cap], prior, n * sizeof(float))
+        return off
+
     cdef void iterate(self) noexcept nogil:
         cdef State s
         cdef int acts[MAXLEGAL]
+        cdef int keys[MAXLEGAL]
         cdef float prior[MAXLEGAL]
+        cdef int* A
+        cdef int* K
+        cdef float* P
+        cdef int32_t off
+        cdef uint64_t h = 0
         cdef int32_t child_of[MAXLEGAL]
         cdef int32_t path[MAXDEPTH]
         cdef float values[MAXP]
@@ -178,10 +280,26 @@ cdef class Search:
         depth = 1
         created = 0
         while not s.over and depth < MAXDEPTH:
-            n = legal_actions(&s, acts)
+            off = -1
+            if PRIOR_CACHE and self.prm.puct and self.nodes[node].visits >= CACHE_MIN_VISITS:
+                h = prior_key(&s)
+                off = self.cache_find(h)
+            if off >= 0:   # the same position as the last time: actions and priors as then
+                self.cache_hits += 1
+                n = self.pool[off + 2]
+                A = <int*>&self.pool[off + 4]
+                K = <int*>&self.pool[off + 4 + self.pool[off + 3]]
+                P = <float*>&self.pool[off + 4 + 2 * self.pool[off + 3]]
+            else:
+                n = legal_actions(&s, acts)
+                for i in range(n):
+                    keys[i] = action_key(&s, acts[i])
+                A = acts
+                K = keys
+                P = prior
             self.cur_stamp += 1
             for i in range(n):
-                k = action_key(&s, acts[i])
+                k = K[i]
                 self.stamp[k] = self.cur_stamp
                 self.idx_of_key[k] = i
                 child_of[i] = -1
@@ -197,17 +315,21 @@ cdef class Search:
                     nsum += nd.visits
                 ch = nd.next_sibling
             if self.prm.puct:
-                score_actions(&s, acts, n, prior)
-                mx = prior[0]
-                for i in range(1, n):
-                    if prior[i] > mx:
-                        mx = prior[i]
-                tot = 0
-                for i in range(n):
-                    prior[i] = exp((prior[i] - mx) / self.prm.prior_temp)
-                    tot += prior[i]
-                for i in range(n):
-                    prior[i] /= tot
+                if off < 0:
+                    score_actions(&s, acts, n, prior)
+                    mx = prior[0]
+                    for i in range(1, n):
+                        if prior[i] > mx:
+                            mx = prior[i]
+                    tot = 0
+                    for i in range(n):
+                        prior[i] = exp((prior[i] - mx) / self.prm.prior_temp)
+                        tot += prior[i]
+                    for i in range(n):
+                        prior[i] /= tot
+                    if PRIOR_CACHE and self.nodes[node].visits >= CACHE_MIN_VISITS:
+                        self.cache_misses += 1
+                        self.cache_store(h, n, acts, keys, prior)
                 fpu = (wsum / nsum if nsum > 0 else 1.0 / s.nplayers) - self.prm.fpu
             else:
                 for i in range(n):
@@ -220,11 +342,11 @@ cdef class Search:
                 if self.prm.puct:
                     if ch >= 0 and self.nodes[ch].visits > 0:
                         q = self.nodes[ch].w[mover] / self.nodes[ch].visits
-                        u = q + self.prm.c * prior[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
+                        u = q + self.prm.c * P[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
                     else:
                         # a child never tried has been available about as often as its parent
                         # was visited
-                        u = fpu + self.prm.c * prior[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0
+                        u = fpu + self.prm.c * P[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0
                                                                        else self.nodes[node].visits + 1))
                 else:
                     if ch < 0 or self.nodes[ch].visits == 0:
@@ -237,13 +359,13 @@ cdef class Search:
                     best = i
             ch = child_of[best]
             if ch < 0:
-                ch = self.new_node(action_key(&s, acts[best]), mover, prior[best])
+                ch = self.new_node(K[best], mover, P[best])
                 if ch < 0:   # node budget spent: evaluate from here
                     break
                 self.nodes[ch].next_sibling = self.nodes[node].first_child
                 self.nodes[node].first_child = ch
                 created = 1
-            apply_action(&s, acts[best])
+            apply_action(&s, A[best])
             node = ch
             path[depth] = node
             depth += 1
@@ -331,6 +453,7 @@ cdef class Search:
         self.seat = view.s.to_move
         if node < 0:
             self.nnodes = 0
+            self.cache_clear()
             self.roots[0] = self.new_node(-1, -1, 0)
             return False
         self.roots[0] = node
@@ -342,7 +465,8 @@ cdef class Search:
 
     @property
     def memory_bytes(self):
-        return self.capacity * sizeof(Node) + (MAXDETS + 1) * sizeof(State)
+        return (self.capacity * sizeof(Node) + (CACHE_SLOTS + self.pool_cap) * sizeof(int32_t)
+                + (MAXDETS + 1) * sizeof(State))
 
     @property
     def root_visits(self):

@@ -10,7 +10,7 @@ from libc.string cimport memcpy
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
-    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
+    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
     Player, Rng, State, Tables, apply_action, final_ranks, get_tables, legal_actions, rng_below, rng_next)
 from splendor_ai._engine cimport (
     A_CITY, A_CONQUER, A_FREE, A_GEM, A_HOLD, A_JOKER, A_SACRIFICE, A_SH_FROM, A_SH_PLACE, A_SH_REMOVE,
@@ -24,9 +24,15 @@ cdef extern from *:
 cdef const Tables* T = get_tables()
 cdef int TAKE3_COLS[10][3]
 cdef int TAKE2_COLS[10][2]
+# NEED_W[points][sf] = (1 + points) / (1 + sf)^2, the weight of a card in add_need (a table: the
+# division was a fifth of the cost of score_actions; the values are the same floats)
+cdef enum:
+    NEED_SF = 32
+cdef float NEED_W[8][NEED_SF]
 
 
 def _init():
+    cdef int pts, sf
     from itertools import combinations
     for i, combo in enumerate(combinations(range(NCOL), 3)):
         for j in range(3):
@@ -34,6 +40,9 @@ def _init():
     for i, combo in enumerate(combinations(range(NCOL), 2)):
         for j in range(2):
             TAKE2_COLS[i][j] = combo[j]
+    for pts in range(8):
+        for sf in range(NEED_SF):
+            NEED_W[pts][sf] = (1.0 + pts) / ((1.0 + sf) * (1.0 + sf))
 
 
 _init()
@@ -149,10 +158,69 @@ cdef inline void add_need(const Player* p, int card, float* need) noexcept nogil
     sf -= p.tokens[GOLD]
     if sf < 0:
         sf = 0
-    w = (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+    if sf < NEED_SF and 0 <= T.points[card] < 8:
+        w = NEED_W[T.points[card]][sf]
+    else:
+        w = (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
     for c in range(NCOL):
         if d[c] > 0:
             need[c] += w * d[c]
+
+
+cdef inline float buy_score(const State* s, const Player* p, int a) noexcept nogil:
+    """The score of a buy (A_BUY_SLOT <= a < A_PASS): at least 3, and 3.5 or more for a card with
+    points or one that a face-up noble still wants."""
+    cdef int card, col, k
+    cdef unsigned int m
+    cdef float sc
+    if a < A_BUY_HAND:
+        card = s.market[(a - A_BUY_SLOT) // NSLOT][(a - A_BUY_SLOT) % NSLOT]
+    else:
+        card = p.res[a - A_BUY_HAND]
+    if s.modules:   # Orient cards (gold and joker cards have no colour), held nobles, cities
+        return module_card_score(s, p, card)
+    sc = 3.0 + 1.5 * T.points[card]
+    col = T.bonus[card]
+    m = s.nobles
+    while m:   # each face-up noble still short of this colour
+        k = ctz(m)
+        m &= m - 1
+        if p.bonus[col] < T.noble_req[k][col]:
+            sc += 0.5
+    return sc
+
+
+cdef int FAST_PATHS = 1   # 0: best_buy off (tests check that it changes nothing)
+
+
+def set_fast_paths(bint on):
+    """Switch the playout policy's shortcut (best_buy) on or off; for tests, which check that the
+    policy's choices are the same either way."""
+    global FAST_PATHS
+    FAST_PATHS = on
+
+
+cdef int best_buy(const State* s, const int* acts, int n, float* scores, int* lo) noexcept nogil:
+    """A shortcut of score_actions for the playout policy: when a legal buy scores 3.5 or more,
+    no other action can reach its score (token takes score at most 3 * (1 + rounding), reserves
+    and returns less), so only the buys are scored and the index of the best is returned, as
+    score_actions would; the buys are acts[lo:] (legal_actions lists them last). Returns -1 when
+    that does not hold (then score_actions must run). Base game only: modules may add actions
+    scored otherwise."""
+    cdef const Player* p = &s.p[s.to_move]
+    cdef float sc, best_sc = -1e30
+    cdef int i = n - 1, best = -1
+    if s.modules != 0 or s.phase != PH_MAIN:
+        return -1
+    while i >= 0 and A_BUY_SLOT <= acts[i] < A_PASS:
+        sc = buy_score(s, p, acts[i])
+        if sc >= best_sc:   # scanning down: the first of equal scores, as score_actions
+            best_sc = sc
+            best = i
+        scores[i] = sc
+        i -= 1
+    lo[0] = i + 1
+    return best if best_sc >= 3.5 else -1
 
 
 cdef int score_actions(const State* s, const int* acts, int n, float* scores) noexcept nogil:
@@ -204,21 +272,7 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
         elif a < A_BUY_SLOT:
             sc = 0.05
         elif a < A_PASS:
-            if a < A_BUY_HAND:
-                card = s.market[(a - A_BUY_SLOT) // NSLOT][(a - A_BUY_SLOT) % NSLOT]
-            else:
-                card = p.res[a - A_BUY_HAND]
-            sc = 3.0 + 1.5 * T.points[card]
-            col = T.bonus[card]
-            m = s.nobles
-            if s.modules:   # Orient cards (gold and joker cards have no colour), held nobles, cities
-                sc = module_card_score(s, p, card)
-                m = 0
-            while m:   # each face-up noble still short of this colour
-                k = ctz(m)
-                m &= m - 1
-                if p.bonus[col] < T.noble_req[k][col]:
-                    sc += 0.5
+            sc = buy_score(s, p, a)
         elif a == A_PASS:
             sc = 0
         else:
@@ -234,13 +288,16 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
 cdef int policy_pick(const State* s, const int* acts, int n, float eps, Rng* r) noexcept nogil:
     """Epsilon-greedy on the action scores, ties broken at random. Returns an index into acts."""
     cdef float scores[MAXLEGAL]
-    cdef int i, best, nties = 0
+    cdef int i, best, nties = 0, lo = 0
     if n == 1:
         return 0
     if eps > 0 and (rng_next(r) >> 40) * (1.0 / 16777216.0) < eps:
         return rng_below(r, n)
-    best = score_actions(s, acts, n, scores)
-    for i in range(n):
+    best = best_buy(s, acts, n, scores, &lo) if FAST_PATHS else -1
+    if best < 0:
+        lo = 0
+        best = score_actions(s, acts, n, scores)
+    for i in range(lo, n):
         if scores[i] == scores[best]:
             nties += 1
             if rng_below(r, nties) == 0:
