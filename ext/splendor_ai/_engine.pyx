@@ -168,11 +168,6 @@ cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
     return True
 
 
-cdef inline int sh_owner(const State* s, int lv, int sl) noexcept nogil:
-    """The seat whose strongholds stand on that market card, or -1."""
-    return (s.sh[lv][sl] >> 2) if s.sh[lv][sl] else -1
-
-
 cdef inline bint market_open(const State* s, int lv, int sl, int seat) noexcept nogil:
     """May `seat` buy or reserve that market card? (Strongholds: not another player's.)"""
     return s.sh[lv][sl] == 0 or (s.sh[lv][sl] >> 2) == seat
