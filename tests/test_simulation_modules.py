@@ -13,6 +13,7 @@ import pytest
 
 from splendor_ai import CARDS, NOBLES, Config, State, View
 from splendor_ai.cards import CITIES, POSTS
+from test_simulation import check_moves
 
 SUPPLY = {2: 4, 3: 5, 4: 7}
 MODULES = ("cities", "orient", "posts", "strongholds")
@@ -186,28 +187,6 @@ def check_views(st, pos, rng, stats, deep):
             assert all(sh_targets(m) <= market for m in legal)
             assert {str(m) for m in view.legal_moves} == set(legal)
             assert set(map(str, sample.legal_moves)) == set(legal)
-
-
-def check_moves(st, pos, moves, rng, everything):
-    sample = rng.sample(moves, min(2, len(moves)))
-    for m in (moves if everything else sample):
-        played = st.push(m)
-        assert str(played) == m
-        after = st.position()
-        assert st.pop() == played
-        assert st.position() == pos
-        if m in sample:
-            assert State(after).position() == after
-    other = st.copy()
-    assert other == st and other is not st
-    other.push(rng.choice(moves))
-    other_pos = other.position()
-    assert st.position() == pos
-    st.push(rng.choice(moves))
-    assert other.position() == other_pos
-    st.pop()
-    other.pop()
-    assert st.position() == pos and other.position() == pos
 
 
 def choose(moves, rng):
