@@ -1,6 +1,7 @@
 # The compiled Splendor state: one fixed-size C struct, copied by memcpy, advanced by integer
 # action ids. Search kernels cimport this header; Python sees it through splendor_ai.state.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 
 cdef enum:
     NCOL = 5          # gem colours: white, blue, green, red, black
@@ -180,6 +181,42 @@ ctypedef struct Tables:
     int8_t city_same[NCITIES]
     int8_t post_req[NPOSTS][NCOL]
     int8_t post_nobles[NPOSTS]
+    uint64_t cost8[NCARDS]      # cost, packed (see have8)
+    uint64_t noble8[NNOBLES]    # noble_req, packed
+
+# Gems per colour packed one byte a colour (colour c in byte c, bytes 5-7 zero), so that a card's
+# shortfall is a few word operations instead of a loop with a branch per colour. Every byte must
+# stay below 128 (costs are at most 7; a player's gems plus bonuses are far below that).
+cdef inline uint64_t have8(const Player* p) noexcept nogil:
+    """The player's coloured tokens plus bonuses, packed."""
+    cdef uint64_t t, b
+    memcpy(&t, p.tokens, 8)
+    memcpy(&b, p.bonus, 8)
+    return (t & 0xFFFFFFFFFFULL) + (b & 0xFFFFFFFFFFULL)
+
+
+cdef inline uint64_t bonus8(const Player* p) noexcept nogil:
+    """The player's bonuses, packed."""
+    cdef uint64_t b
+    memcpy(&b, p.bonus, 8)
+    return b & 0xFFFFFFFFFFULL
+
+
+cdef inline int slot_card(const State* s, int i) noexcept nogil:
+    """The card in market slot i = level * NSLOT + slot (the action ids' numbering), or -1."""
+    return (&s.market[0][0])[i]
+
+
+cdef inline uint64_t deficit8(uint64_t cost, uint64_t have) noexcept nogil:
+    """max(0, cost - have) per colour, packed: with the high bit of each byte set, no byte of
+    the subtraction borrows from the next, and the high bit survives exactly where cost >= have."""
+    cdef uint64_t x = (cost | 0x8080808080ULL) - have
+    return x & (((x & 0x8080808080ULL) >> 7) * 0x7F)
+
+
+cdef inline int sum8(uint64_t x) noexcept nogil:
+    """The sum of the bytes of x (while it stays below 256)."""
+    return <int>((x * 0x0101010101010101ULL) >> 56)
 
 cdef const Tables* get_tables() noexcept nogil
 cdef uint64_t rng_next(Rng* r) noexcept nogil

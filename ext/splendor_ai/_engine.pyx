@@ -14,6 +14,10 @@ cdef Tables T
 # colour sets of the take actions, as bit masks over the five gem colours, in action-id order
 cdef uint8_t TAKE3_MASK[10]
 cdef uint8_t TAKE2_MASK[10]
+# the legal take actions (not two of a colour) per mask of the colours in the bank, in the order
+# legal_actions lists them
+cdef int TAKE_N[32]
+cdef int TAKE_ACTS[32][15]
 
 
 cdef const Tables* get_tables() noexcept nogil:
@@ -42,6 +46,7 @@ def _load_tables():
             njoker += 1
         for c in range(NCOL):
             T.cost[i][c] = card.cost[c]
+            T.cost8[i] |= (<uint64_t>card.cost[c]) << (8 * c)
     assert njoker == NJOKER and len(cards.CARDS) == NCARDS
     for i, city in enumerate(cards.CITIES):
         T.city_prestige[i] = city.prestige
@@ -55,6 +60,7 @@ def _load_tables():
     for i, noble in enumerate(cards.NOBLES):
         for c in range(NCOL):
             T.noble_req[i][c] = noble.requirement[c]
+            T.noble8[i] |= (<uint64_t>noble.requirement[c]) << (8 * c)
     for d in range(NDECK):
         ids = [i for i, card in enumerate(cards.CARDS) if card.deck == d]
         T.deck_first[d] = ids[0] if ids else 0
@@ -65,6 +71,15 @@ def _load_tables():
         TAKE3_MASK[i] = sum(1 << c for c in combo)
     for i, combo in enumerate(combinations(range(NCOL), 2)):
         TAKE2_MASK[i] = sum(1 << c for c in combo)
+    for avail in range(32):
+        if bin(avail).count("1") >= 3:
+            acts = [A_TAKE3 + i for i in range(10) if TAKE3_MASK[i] & avail == TAKE3_MASK[i]]
+        else:
+            acts = [A_TAKE2D + i for i in range(10) if TAKE2_MASK[i] & avail == TAKE2_MASK[i]]
+            acts += [A_TAKE1 + c for c in range(NCOL) if (avail >> c) & 1]
+        TAKE_N[avail] = len(acts)
+        for i, a in enumerate(acts):
+            TAKE_ACTS[avail][i] = a
 
 
 _load_tables()
@@ -161,11 +176,7 @@ cdef bint can_afford(const Player* p, int card) noexcept nogil:
 
 
 cdef inline bint noble_met(const Player* p, int noble) noexcept nogil:
-    cdef int c
-    for c in range(NCOL):
-        if p.bonus[c] < T.noble_req[noble][c]:
-            return False
-    return True
+    return deficit8(T.noble8[noble], bonus8(p)) == 0
 
 
 cdef inline bint market_open(const State* s, int lv, int sl, int seat) noexcept nogil:
@@ -207,6 +218,8 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
         return n
     if s.phase != PH_MAIN:
         return decision_legal(s, out)
+    if s.modules == 0:
+        return main_legal_base(s, out)
     for c in range(NCOL):
         if s.bank[c] > 0:
             avail |= 1 << c
@@ -255,18 +268,56 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
     return n
 
 
+cdef int main_legal_base(const State* s, int* out) noexcept nogil:
+    """legal_actions in the base game's main phase, the same list: without modules no stronghold
+    closes a market card and a price is the cost less bonuses and tokens, covered by gold tokens
+    alone, so a card is affordable when its packed shortfall sums to at most the gold. Actions
+    whose legality is a coin toss for the branch predictor are written unconditionally and kept
+    by advancing n or not."""
+    cdef const Player* p = &s.p[s.to_move]
+    cdef uint64_t have = have8(p)
+    cdef int n, c, i, lv, sl, card, gold = p.tokens[GOLD]
+    cdef unsigned int avail = 0
+    for c in range(NCOL):
+        avail |= (s.bank[c] > 0) << c
+    n = TAKE_N[avail]
+    memcpy(out, TAKE_ACTS[avail], n * sizeof(int))
+    for c in range(NCOL):
+        out[n] = A_TAKE2S + c
+        n += s.bank[c] >= 4
+    if p.nres < MAXRES:
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                out[n] = A_RES_SLOT + lv * NSLOT + sl
+                n += s.market[lv][sl] >= 0
+        for i in range(s.ndecks):
+            out[n] = A_RES_DECK + i
+            n += s.deck_len[i] > 0
+    for lv in range(NLEV):
+        for sl in range(s.nslots):
+            card = s.market[lv][sl]
+            out[n] = A_BUY_SLOT + lv * NSLOT + sl
+            n += card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold
+    for i in range(p.nres):
+        card = p.res[i]
+        out[n] = A_BUY_HAND + i
+        n += card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold
+    if n == 0:
+        out[0] = A_PASS
+        n = 1
+    return n
+
+
 cdef int action_key(const State* s, int a) noexcept nogil:
     cdef int i
     if a < A_RES_SLOT:
         return a
     if a < A_RES_DECK:
-        i = a - A_RES_SLOT
-        return KEY_RESERVE + s.market[i // NSLOT][i % NSLOT]
+        return KEY_RESERVE + slot_card(s, a - A_RES_SLOT)
     if a < A_BUY_SLOT:
         return a
     if a < A_BUY_HAND:
-        i = a - A_BUY_SLOT
-        return KEY_BUY + s.market[i // NSLOT][i % NSLOT]
+        return KEY_BUY + slot_card(s, a - A_BUY_SLOT)
     if a < A_PASS:
         return KEY_BUY + s.p[s.to_move].res[a - A_BUY_HAND]
     if a < A_FREE or (a >= A_SACRIFICE and a < A_SH_PLACE) or a >= A_CONQUER:

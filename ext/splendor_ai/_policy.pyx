@@ -7,11 +7,13 @@ documented in splendor_ai/players/evaluation.py, which also holds the tuned defa
 """
 from libc.math cimport exp
 from libc.string cimport memcpy
+from libc.stdint cimport uint64_t
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
     A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
-    Player, Rng, State, Tables, apply_action, final_ranks, get_tables, legal_actions, rng_below, rng_next)
+    Player, Rng, State, Tables, apply_action, deficit8, final_ranks, get_tables, have8, legal_actions, rng_below,
+    rng_next, slot_card, sum8)
 from splendor_ai._engine cimport (
     A_CITY, A_CONQUER, A_FREE, A_GEM, A_HOLD, A_JOKER, A_SACRIFICE, A_SH_FROM, A_SH_PLACE, A_SH_REMOVE,
     A_SH_TO, AB_GOLD2, AB_HOLD, AB_JOKER, AB_SACRIFICE, AB_TAKE1, AB_TAKE2, MOD_CITIES, MOD_ORIENT,
@@ -50,12 +52,7 @@ _init()
 
 cdef inline int shortfall(const Player* p, int card) noexcept nogil:
     """Gems still missing to buy `card`, before gold."""
-    cdef int c, need, tot = 0
-    for c in range(NCOL):
-        need = T.cost[card][c] - p.bonus[c] - p.tokens[c]
-        if need > 0:
-            tot += need
-    return tot
+    return sum8(deficit8(T.cost8[card], have8(p)))
 
 
 cdef float noble_progress(const State* s, const Player* p) noexcept nogil:
@@ -145,26 +142,25 @@ cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) 
         out[i] /= tot
 
 
-cdef inline void add_need(const Player* p, int card, float* need) noexcept nogil:
-    """Add what `card` still asks of the player's gems, weighted by what it brings and by how
-    close it is (a card nearly affordable steers the next takes)."""
-    cdef int c, d[NCOL]
-    cdef int sf = 0
+cdef inline void add_need(const Player* p, uint64_t have, int card, float* need) noexcept nogil:
+    """Add what `card` still asks of the player's gems (`have`: have8(p)), weighted by what it
+    brings and by how close it is (a card nearly affordable steers the next takes)."""
+    cdef uint64_t d = deficit8(T.cost8[card], have)
+    cdef int c, sf
     cdef float w
-    for c in range(NCOL):
-        d[c] = T.cost[card][c] - p.bonus[c] - p.tokens[c]
-        if d[c] > 0:
-            sf += d[c]
-    sf -= p.tokens[GOLD]
+    if d == 0:
+        return
+    sf = sum8(d) - p.tokens[GOLD]
     if sf < 0:
         sf = 0
     if sf < NEED_SF and 0 <= T.points[card] < 8:
         w = NEED_W[T.points[card]][sf]
     else:
         w = (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+    # colours the card no longer asks for add w * 0 = +0.0, which leaves every sum (never -0.0)
+    # bit for bit as it was, so no branch per colour
     for c in range(NCOL):
-        if d[c] > 0:
-            need[c] += w * d[c]
+        need[c] += w * <int>((d >> (8 * c)) & 0xFF)
 
 
 cdef inline float buy_score(const State* s, const Player* p, int a) noexcept nogil:
@@ -174,7 +170,7 @@ cdef inline float buy_score(const State* s, const Player* p, int a) noexcept nog
     cdef unsigned int m
     cdef float sc
     if a < A_BUY_HAND:
-        card = s.market[(a - A_BUY_SLOT) // NSLOT][(a - A_BUY_SLOT) % NSLOT]
+        card = slot_card(s, a - A_BUY_SLOT)
     else:
         card = p.res[a - A_BUY_HAND]
     if s.modules:   # Orient cards (gold and joker cards have no colour), held nobles, cities
@@ -231,6 +227,7 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
     cdef float mx = 0, sc, best_sc = -1e30
     cdef int i, c, a, lv, sl, card, best = 0, k, col
     cdef unsigned int m
+    cdef uint64_t have
     if s.phase == PH_NOBLE:   # every noble is worth the same 3 points
         for i in range(n):
             scores[i] = 1.0
@@ -239,14 +236,15 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
         return 0
     for c in range(NCOL):
         need[c] = 0
+    have = have8(p)
     for lv in range(NLEV):
         for sl in range(s.nslots):
             card = s.market[lv][sl]
             if card >= 0:
-                add_need(p, card, need)
+                add_need(p, have, card, need)
     for i in range(p.nres):
         if p.res[i] >= 0:
-            add_need(p, p.res[i], need)
+            add_need(p, have, p.res[i], need)
     for c in range(NCOL):
         if need[c] > mx:
             mx = need[c]
@@ -267,7 +265,7 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
         elif a < A_RES_SLOT:
             sc = 1.8 * need[a - A_TAKE2S]
         elif a < A_RES_DECK:
-            card = s.market[(a - A_RES_SLOT) // NSLOT][(a - A_RES_SLOT) % NSLOT]
+            card = slot_card(s, a - A_RES_SLOT)
             sc = 0.2 + 0.25 * T.points[card]
         elif a < A_BUY_SLOT:
             sc = 0.05
