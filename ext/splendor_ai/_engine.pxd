@@ -224,6 +224,9 @@ cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil
 cdef void rng_seed(Rng* r, uint64_t seed) noexcept nogil
 
 cdef int legal_actions(const State* s, int* out) noexcept nogil
+cdef int base_nonbuys(const State* s, int* out) noexcept nogil
+cdef int base_nonbuy_count(const State* s) noexcept nogil
+cdef int base_buys(const State* s, int* out) noexcept nogil
 cdef void apply_action(State* s, int a) noexcept nogil
 cdef bint can_afford(const Player* p, int card) noexcept nogil
 cdef int total_tokens(const Player* p) noexcept nogil

@@ -269,14 +269,24 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
 
 
 cdef int main_legal_base(const State* s, int* out) noexcept nogil:
-    """legal_actions in the base game's main phase, the same list: without modules no stronghold
-    closes a market card and a price is the cost less bonuses and tokens, covered by gold tokens
-    alone, so a card is affordable when its packed shortfall sums to at most the gold. Actions
-    whose legality is a coin toss for the branch predictor are written unconditionally and kept
-    by advancing n or not."""
+    """legal_actions in the base game's main phase: the takes and reserves, then the buys."""
+    cdef int n = base_nonbuys(s, out)
+    n += base_buys(s, out + n)
+    if n == 0:
+        out[0] = A_PASS
+        n = 1
+    return n
+
+
+# The base game's main phase in parts, for legal_actions and for playouts that often need only
+# the buys. Without modules no stronghold closes a market card and a price is the cost less
+# bonuses and tokens, covered by gold tokens alone. Actions whose legality is a coin toss for the
+# branch predictor are written unconditionally and kept by advancing n or not.
+
+cdef int base_nonbuys(const State* s, int* out) noexcept nogil:
+    """The takes and reserves (the head of legal_actions' list), in its order."""
     cdef const Player* p = &s.p[s.to_move]
-    cdef uint64_t have = have8(p)
-    cdef int n, c, i, lv, sl, card, gold = p.tokens[GOLD]
+    cdef int n, c, i, lv, sl
     cdef unsigned int avail = 0
     for c in range(NCOL):
         avail |= (s.bank[c] > 0) << c
@@ -293,6 +303,34 @@ cdef int main_legal_base(const State* s, int* out) noexcept nogil:
         for i in range(s.ndecks):
             out[n] = A_RES_DECK + i
             n += s.deck_len[i] > 0
+    return n
+
+
+cdef int base_nonbuy_count(const State* s) noexcept nogil:
+    """len(base_nonbuys(s)), without writing the list."""
+    cdef const Player* p = &s.p[s.to_move]
+    cdef int n, c, i, lv, sl
+    cdef unsigned int avail = 0
+    for c in range(NCOL):
+        avail |= (s.bank[c] > 0) << c
+    n = TAKE_N[avail]
+    for c in range(NCOL):
+        n += s.bank[c] >= 4
+    if p.nres < MAXRES:
+        for lv in range(NLEV):
+            for sl in range(s.nslots):
+                n += s.market[lv][sl] >= 0
+        for i in range(s.ndecks):
+            n += s.deck_len[i] > 0
+    return n
+
+
+cdef int base_buys(const State* s, int* out) noexcept nogil:
+    """The buys (the tail of legal_actions' list), in its order: a card is affordable when its
+    packed shortfall sums to at most the gold tokens."""
+    cdef const Player* p = &s.p[s.to_move]
+    cdef uint64_t have = have8(p)
+    cdef int n = 0, i, lv, sl, card, gold = p.tokens[GOLD]
     for lv in range(NLEV):
         for sl in range(s.nslots):
             card = s.market[lv][sl]
@@ -302,9 +340,6 @@ cdef int main_legal_base(const State* s, int* out) noexcept nogil:
         card = p.res[i]
         out[n] = A_BUY_HAND + i
         n += card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold
-    if n == 0:
-        out[0] = A_PASS
-        n = 1
     return n
 
 

@@ -12,8 +12,8 @@ from libc.stdint cimport uint64_t
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
     A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
-    Player, Rng, State, Tables, apply_action, deficit8, final_ranks, get_tables, have8, legal_actions, rng_below,
-    rng_next, slot_card, sum8)
+    Player, Rng, State, Tables, apply_action, base_buys, base_nonbuy_count, base_nonbuys, bonus8, deficit8,
+    final_ranks, get_tables, have8, legal_actions, rng_below, rng_next, slot_card, sum8)
 from splendor_ai._engine cimport (
     A_CITY, A_CONQUER, A_FREE, A_GEM, A_HOLD, A_JOKER, A_SACRIFICE, A_SH_FROM, A_SH_PLACE, A_SH_REMOVE,
     A_SH_TO, AB_GOLD2, AB_HOLD, AB_JOKER, AB_SACRIFICE, AB_TAKE1, AB_TAKE2, MOD_CITIES, MOD_ORIENT,
@@ -166,32 +166,42 @@ cdef inline void add_need(const Player* p, uint64_t have, int card, float* need)
 cdef inline float buy_score(const State* s, const Player* p, int a) noexcept nogil:
     """The score of a buy (A_BUY_SLOT <= a < A_PASS): at least 3, and 3.5 or more for a card with
     points or one that a face-up noble still wants."""
-    cdef int card, col, k
-    cdef unsigned int m
-    cdef float sc
+    cdef int card
     if a < A_BUY_HAND:
         card = slot_card(s, a - A_BUY_SLOT)
     else:
         card = p.res[a - A_BUY_HAND]
     if s.modules:   # Orient cards (gold and joker cards have no colour), held nobles, cities
         return module_card_score(s, p, card)
-    sc = 3.0 + 1.5 * T.points[card]
-    col = T.bonus[card]
-    m = s.nobles
-    while m:   # each face-up noble still short of this colour
+    return base_buy_score(card, noble_wants(s, p))
+
+
+cdef inline uint64_t noble_wants(const State* s, const Player* p) noexcept nogil:
+    """Per colour, packed (see have8): how many face-up nobles are still short of p's bonuses
+    of that colour."""
+    cdef uint64_t b = bonus8(p), d, cnt = 0
+    cdef unsigned int m = s.nobles
+    cdef int k
+    while m:
         k = ctz(m)
         m &= m - 1
-        if p.bonus[col] < T.noble_req[k][col]:
-            sc += 0.5
-    return sc
+        d = deficit8(T.noble8[k], b)
+        cnt += ((d + 0x7F7F7F7F7FULL) & 0x8080808080ULL) >> 7   # 1 in each byte where d > 0
+    return cnt
 
 
-cdef int FAST_PATHS = 1   # 0: best_buy off (tests check that it changes nothing)
+cdef inline float base_buy_score(int card, uint64_t wants) noexcept nogil:
+    """buy_score in the base game (`wants`: noble_wants of the buyer): 3, 1.5 a point, 0.5 for
+    each face-up noble still short of the card's colour."""
+    return 3.0 + 1.5 * T.points[card] + 0.5 * <int>((wants >> (8 * T.bonus[card])) & 0xFF)
+
+
+cdef int FAST_PATHS = 1   # 0: best_buy and base_pick off (tests check that they change nothing)
 
 
 def set_fast_paths(bint on):
-    """Switch the playout policy's shortcut (best_buy) on or off; for tests, which check that the
-    policy's choices are the same either way."""
+    """Switch the playout policy's shortcuts (best_buy, base_pick) on or off; for tests, which
+    check that the policy's choices are the same either way."""
     global FAST_PATHS
     FAST_PATHS = on
 
@@ -303,6 +313,56 @@ cdef int policy_pick(const State* s, const int* acts, int n, float eps, Rng* r) 
     return best
 
 
+cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
+    """acts[policy_pick(s, acts, legal_actions(s, acts), eps, r)] in the base game's main phase:
+    the same action from the same random numbers, but the takes and reserves are listed only
+    when the random action or the full scoring asks for them. Most turns of a playout buy a card
+    that scores 3.5 or more (best_buy), and that needs only the buys and the number of the rest."""
+    cdef int acts[MAXLEGAL]
+    cdef int buys[MAXLEGAL]
+    cdef float scores[MAXLEGAL]
+    cdef int nb, n0, n, i, best, nties = 0
+    cdef float sc, best_sc = -1e30
+    cdef uint64_t wants
+    nb = base_buys(s, buys)
+    n0 = base_nonbuy_count(s)
+    n = n0 + nb
+    if n == 0:
+        return A_PASS
+    if n == 1 or (eps > 0 and (rng_next(r) >> 40) * (1.0 / 16777216.0) < eps):
+        i = 0 if n == 1 else rng_below(r, n)
+        if i >= n0:
+            return buys[i - n0]
+        base_nonbuys(s, acts)
+        return acts[i]
+    if nb:
+        wants = noble_wants(s, &s.p[s.to_move])
+        best = -1
+        for i in range(nb - 1, -1, -1):   # scanning down, as best_buy
+            sc = base_buy_score(slot_card(s, buys[i] - A_BUY_SLOT) if buys[i] < A_BUY_HAND
+                                else s.p[s.to_move].res[buys[i] - A_BUY_HAND], wants)
+            if sc >= best_sc:
+                best_sc = sc
+                best = i
+            scores[i] = sc
+        if best_sc >= 3.5:
+            for i in range(nb):
+                if scores[i] == scores[best]:
+                    nties += 1
+                    if rng_below(r, nties) == 0:
+                        best = i
+            return buys[best]
+    base_nonbuys(s, acts)
+    memcpy(acts + n0, buys, nb * sizeof(int))
+    best = score_actions(s, acts, n, scores)
+    for i in range(n):
+        if scores[i] == scores[best]:
+            nties += 1
+            if rng_below(r, nties) == 0:
+                best = i
+    return acts[best]
+
+
 cdef int policy_playout(State* s, Rng* r, float eps, int max_turns) noexcept nogil:
     """Play the policy until the game ends or `max_turns` whole turns pass (<= 0: no limit).
     Returns the number of actions applied."""
@@ -310,8 +370,11 @@ cdef int policy_playout(State* s, Rng* r, float eps, int max_turns) noexcept nog
     cdef int n, count = 0
     cdef int stop = s.turn + max_turns if max_turns > 0 else 1 << 30
     while not s.over and s.turn < stop:
-        n = legal_actions(s, acts)
-        apply_action(s, acts[policy_pick(s, acts, n, eps, r)])
+        if FAST_PATHS and s.modules == 0 and s.phase == PH_MAIN:
+            apply_action(s, base_pick(s, eps, r))
+        else:
+            n = legal_actions(s, acts)
+            apply_action(s, acts[policy_pick(s, acts, n, eps, r)])
         count += 1
     return count
 
