@@ -18,8 +18,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from splendor_ai._engine cimport (
-    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Rng, State, action_key, apply_action, determinize, legal_actions,
-    random_playout, rng_next, rng_seed)
+    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Player, Rng, State, action_key, apply_action, determinize,
+    legal_actions, random_playout, rng_next, rng_seed)
 from splendor_ai._policy cimport NWEIGHTS, Weights, fill_weights, policy_playout, score_actions, win_probs
 
 cdef enum:
@@ -73,27 +73,61 @@ def set_prior_cache(bint on):
     PRIOR_CACHE = on
 
 
+cdef inline void mix4(uint64_t* h, const uint64_t* w, size_t n) noexcept nogil:
+    """Fold n words into the four lanes of h, word i into lane i % 4 (n a multiple of 4): four
+    independent multiply chains rather than one long chain of dependent multiplies."""
+    cdef size_t q
+    for q in range(0, n, 4):
+        h[0] = (h[0] ^ w[q]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        h[1] = (h[1] ^ w[q + 1]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        h[2] = (h[2] ^ w[q + 2]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        h[3] = (h[3] ^ w[q + 3]) * <uint64_t>0x9E3779B97F4A7C15ULL
+        h[0] ^= h[0] >> 29
+        h[1] ^= h[1] >> 29
+        h[2] ^= h[2] >> 29
+        h[3] ^= h[3] >> 29
+
+
+cdef inline void mix_bytes(uint64_t* h, const void* at, size_t nbytes) noexcept nogil:
+    """mix4 over nbytes bytes from `at` (8-byte aligned), the last block padded with zeros."""
+    cdef uint64_t rest[4]
+    cdef size_t full = nbytes // 32 * 4
+    mix4(h, <const uint64_t*>at, full)
+    if nbytes > full * 8:
+        memset(rest, 0, sizeof(rest))
+        memcpy(rest, <const uint64_t*>at + full, nbytes - full * 8)
+        mix4(h, rest, 4)
+
+
 cdef uint64_t prior_key(const State* s) noexcept nogil:
     """A 64-bit hash of what the mover's legal actions, their keys and their heuristic scores
     depend on: the whole state except the decks' order and the other seats' blind reserves (the
-    cards a determinization samples). A State holds a uint64_t, so it is 8-byte aligned and
-    sized, and its padding is kept canonical by memcpy-only copies."""
-    cdef State m
+    cards a determinization samples). Any good hash would do: the cache compares hashes only, so
+    searches are the same whatever the hash (but for a 64-bit collision). A State holds a
+    uint64_t, so it and its players are 8-byte aligned, and its padding is kept canonical by
+    memcpy-only copies."""
+    cdef Player p[MAXP]
+    cdef uint64_t h[4]
     cdef int i, j
-    cdef size_t q
-    cdef const uint64_t* w = <const uint64_t*>&m
-    cdef uint64_t h = <uint64_t>0x243F6A8885A308D3ULL
-    memcpy(&m, s, sizeof(State))
-    memset(m.deck, 0, sizeof(m.deck))
-    for i in range(m.nplayers):
-        if i != m.to_move:
+    cdef const char* base = <const char*>s
+    cdef const char* after_p = <const char*>&s.p[MAXP]
+    memcpy(p, s.p, sizeof(p))
+    for i in range(s.nplayers):
+        if i != s.to_move:
             for j in range(MAXRES):
-                if m.p[i].res_deck[j] >= 0:
-                    m.p[i].res[j] = -1
-    for q in range(sizeof(State) // 8):
-        h = (h ^ w[q]) * <uint64_t>0x9E3779B97F4A7C15ULL
-        h ^= h >> 29
-    return h
+                if p[i].res_deck[j] >= 0:
+                    p[i].res[j] = -1
+    h[0] = <uint64_t>0x243F6A8885A308D3ULL
+    h[1] = <uint64_t>0x13198A2E03707344ULL
+    h[2] = <uint64_t>0xA4093822299F31D0ULL
+    h[3] = <uint64_t>0x082EFA98EC4E6C89ULL
+    mix_bytes(h, base, <const char*>s.deck - base)   # everything before the decks
+    mix_bytes(h, p, sizeof(p))
+    mix_bytes(h, after_p, base + sizeof(State) - after_p)
+    h[0] = (h[0] ^ h[1]) * <uint64_t>0x9E3779B97F4A7C15ULL
+    h[2] = (h[2] ^ h[3]) * <uint64_t>0x9E3779B97F4A7C15ULL
+    h[0] = (h[0] ^ (h[0] >> 29) ^ h[2]) * <uint64_t>0x9E3779B97F4A7C15ULL
+    return h[0] ^ (h[0] >> 32)
 
 
 cdef class Search:
