@@ -160,6 +160,14 @@ ctypedef struct State:
     int8_t conquered          # Strongholds: the conquest was used this turn
     uint64_t discard[2]       # Orient: cards out of the game (sacrificed, spent gold cards)
 
+# determinize in two steps (deal_prepare, deal_apply), for searches that sample many worlds
+# from one view
+ctypedef struct Deal:
+    int8_t ndecks
+    int8_t n[NDECK]                 # unknown cards of each deck (= its unseen cards)
+    int8_t pool[NDECK][DECKCAP]     # the unseen cards, in card-id order
+    int16_t at[NDECK][DECKCAP]      # byte offsets into the State of the places to fill
+
 # card and noble tables (filled from splendor_ai/data at import); search kernels read them
 # through get_tables() since C globals are not shared across modules
 ctypedef struct Tables:
@@ -233,6 +241,8 @@ cdef int total_tokens(const Player* p) noexcept nogil
 cdef int action_key(const State* s, int a) noexcept nogil
 cdef void hide_for(State* s, int seat) noexcept nogil
 cdef int determinize(State* s, Rng* r) noexcept nogil
+cdef int deal_prepare(const State* s, Deal* deal) noexcept nogil
+cdef void deal_apply(State* s, const Deal* deal, Rng* r) noexcept nogil
 cdef int random_playout(State* s, Rng* r) noexcept nogil
 cdef void final_ranks(const State* s, int* rank) noexcept nogil
 

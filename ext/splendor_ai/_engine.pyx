@@ -327,15 +327,20 @@ cdef int base_nonbuy_count(const State* s) noexcept nogil:
 
 cdef int base_buys(const State* s, int* out) noexcept nogil:
     """The buys (the tail of legal_actions' list), in its order: a card is affordable when its
-    packed shortfall sums to at most the gold tokens."""
+    packed shortfall sums to at most the gold tokens. The market's verdicts go into a bit mask
+    first, so the cards are tested independently of each other (no chain through n)."""
     cdef const Player* p = &s.p[s.to_move]
     cdef uint64_t have = have8(p)
+    cdef unsigned int mask = 0
     cdef int n = 0, i, lv, sl, card, gold = p.tokens[GOLD]
     for lv in range(NLEV):
         for sl in range(s.nslots):
             card = s.market[lv][sl]
-            out[n] = A_BUY_SLOT + lv * NSLOT + sl
-            n += card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold
+            mask |= (card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold) << (lv * NSLOT + sl)
+    while mask:
+        out[n] = A_BUY_SLOT + ctz(mask)
+        mask &= mask - 1
+        n += 1
     for i in range(p.nres):
         card = p.res[i]
         out[n] = A_BUY_HAND + i
@@ -945,9 +950,20 @@ cdef int determinize(State* s, Rng* r) noexcept nogil:
     not visible anywhere, per deck. The pool is built in card-id order, so the result depends only
     on what is visible and on the rng, never on the hidden cards it replaces.
     Returns 0, or -1 when the counts of unknown and unseen cards disagree."""
+    cdef Deal deal
+    if deal_prepare(s, &deal) != 0:
+        return -1
+    deal_apply(s, &deal, r)
+    return 0
+
+
+cdef int deal_prepare(const State* s, Deal* deal) noexcept nogil:
+    """What determinize needs of s that does not depend on the rng: per deck, the unseen cards
+    in card-id order and the places of the unknown cards, in the order they are filled (blind
+    reserves seat by seat, then the deck bottom up), as byte offsets into the State. Searches
+    prepare once per root and apply per sampled world. Returns -1 as determinize does."""
     cdef uint64_t seen[2]
-    cdef int8_t pool[DECKCAP]
-    cdef int d, q, j, lv, sl, card, npool, nhidden, k
+    cdef int d, q, j, lv, sl, card, npool, nhidden
     seen[0] = s.discard[0]
     seen[1] = s.discard[1]
     for lv in range(NLEV):
@@ -967,34 +983,39 @@ cdef int determinize(State* s, Rng* r) noexcept nogil:
             card = s.deck[d][j]
             if card >= 0:
                 seen[card >> 6] |= (<uint64_t>1) << (card & 63)
-    for d in range(s.ndecks):   # decks out of play (the Orient in a base game) hold no unknowns
+    deal.ndecks = s.ndecks   # decks out of play (the Orient in a base game) hold no unknowns
+    for d in range(s.ndecks):
         npool = 0
         for card in range(T.deck_first[d], T.deck_first[d] + T.deck_size[d]):
             if not (seen[card >> 6] >> (card & 63)) & 1:
-                pool[npool] = card
+                deal.pool[d][npool] = card
                 npool += 1
         nhidden = 0
-        for j in range(s.deck_len[d]):
-            if s.deck[d][j] < 0:
-                nhidden += 1
         for q in range(s.nplayers):
             for j in range(s.p[q].nres):
-                if s.p[q].res[j] < 0 and s.p[q].res_deck[j] == d:
+                if s.p[q].res[j] < 0 and s.p[q].res_deck[j] == d and nhidden < DECKCAP:
+                    deal.at[d][nhidden] = <const char*>&s.p[q].res[j] - <const char*>s
                     nhidden += 1
+        for j in range(s.deck_len[d]):
+            if s.deck[d][j] < 0 and nhidden < DECKCAP:
+                deal.at[d][nhidden] = <const char*>&s.deck[d][j] - <const char*>s
+                nhidden += 1
         if nhidden != npool:
             return -1
-        shuffle(pool, npool, r)
-        k = 0
-        for q in range(s.nplayers):
-            for j in range(s.p[q].nres):
-                if s.p[q].res[j] < 0 and s.p[q].res_deck[j] == d:
-                    s.p[q].res[j] = pool[k]
-                    k += 1
-        for j in range(s.deck_len[d]):
-            if s.deck[d][j] < 0:
-                s.deck[d][j] = pool[k]
-                k += 1
+        deal.n[d] = npool
     return 0
+
+
+cdef void deal_apply(State* s, const Deal* deal, Rng* r) noexcept nogil:
+    """Sample the unknown cards of a state that deal_prepare took (or one equal in every card
+    place): the same world from the same rng as determinize."""
+    cdef int8_t pool[DECKCAP]
+    cdef int d, k
+    for d in range(deal.ndecks):
+        memcpy(pool, deal.pool[d], deal.n[d])
+        shuffle(pool, deal.n[d], r)
+        for k in range(deal.n[d]):
+            (<int8_t*>s)[deal.at[d][k]] = pool[k]
 
 
 # ---------------------------------------------------------------------------------------------

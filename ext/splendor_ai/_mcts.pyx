@@ -18,8 +18,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from splendor_ai._engine cimport (
-    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Player, Rng, State, action_key, apply_action, determinize,
-    legal_actions, random_playout, rng_next, rng_seed)
+    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Deal, Player, Rng, State, action_key, apply_action, deal_apply,
+    deal_prepare, determinize, legal_actions, random_playout, rng_next, rng_seed)
 from splendor_ai._policy cimport NWEIGHTS, Weights, fill_weights, policy_playout, score_actions, win_probs
 
 cdef enum:
@@ -139,6 +139,7 @@ cdef class Search:
     cdef long pool_len, pool_cap
     cdef public long cache_hits, cache_misses
     cdef State root
+    cdef Deal deal              # ISMCTS: the root's unknown cards, sampled afresh every iteration
     cdef State worlds[MAXDETS]
     cdef int32_t roots[MAXDETS]
     cdef int ntrees, mode, nplayers, seat
@@ -210,6 +211,7 @@ cdef class Search:
             memcpy(&self.worlds[0], &self.root, sizeof(State))
             if determinize(&self.worlds[0], &self.rng) != 0:
                 raise ValueError("the view's hidden cards do not match its unseen cards")
+            deal_prepare(&self.root, &self.deal)
         self.iterations = 0
         self.seconds = 0
         self.cur_stamp = 0
@@ -306,7 +308,7 @@ cdef class Search:
         t = <int>(self.iterations % self.ntrees)
         if self.mode == MODE_ISMCTS:
             memcpy(&s, &self.root, sizeof(State))
-            determinize(&s, &self.rng)
+            deal_apply(&s, &self.deal, &self.rng)
         else:
             memcpy(&s, &self.worlds[t], sizeof(State))
         node = self.roots[t]
@@ -483,6 +485,8 @@ cdef class Search:
             raise ValueError("tree reuse is for ISMCTS")
         for k in keys:
             node = self.find_child(node, k) if node >= 0 else -1
+        if deal_prepare(&view.s, &self.deal) != 0:
+            raise ValueError("the view's hidden cards do not match its unseen cards")
         memcpy(&self.root, &view.s, sizeof(State))
         self.seat = view.s.to_move
         if node < 0:
