@@ -317,7 +317,7 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
     """acts[policy_pick(s, acts, legal_actions(s, acts), eps, r)] in the base game's main phase:
     the same action from the same random numbers, but the takes and reserves are listed only
     when the random action or the full scoring asks for them. Most turns of a playout buy a card
-    that scores 3.5 or more (best_buy), and that needs only the buys and the number of the rest."""
+    that scores 3.5 or more (best_buy), and that needs only the buys."""
     cdef int acts[MAXLEGAL]
     cdef int buys[MAXLEGAL]
     cdef float scores[MAXLEGAL]
@@ -325,12 +325,20 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
     cdef float sc, best_sc = -1e30
     cdef uint64_t wants
     nb = base_buys(s, buys)
-    n0 = base_nonbuy_count(s)
-    n = n0 + nb
-    if n == 0:
-        return A_PASS
-    if n == 1 or (eps > 0 and (rng_next(r) >> 40) * (1.0 / 16777216.0) < eps):
-        i = 0 if n == 1 else rng_below(r, n)
+    # the number of the other actions matters only for a random action, or when there may be
+    # a single action (then the policy draws no random number)
+    n0 = base_nonbuy_count(s) if nb < 2 else -1
+    if n0 >= 0 and n0 + nb <= 1:
+        if nb:
+            return buys[0]
+        if n0 == 0:
+            return A_PASS
+        base_nonbuys(s, acts)
+        return acts[0]
+    if eps > 0 and (rng_next(r) >> 40) * (1.0 / 16777216.0) < eps:
+        if n0 < 0:
+            n0 = base_nonbuy_count(s)
+        i = rng_below(r, n0 + nb)
         if i >= n0:
             return buys[i - n0]
         base_nonbuys(s, acts)
@@ -352,8 +360,9 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
                     if rng_below(r, nties) == 0:
                         best = i
             return buys[best]
-    base_nonbuys(s, acts)
+    n0 = base_nonbuys(s, acts)
     memcpy(acts + n0, buys, nb * sizeof(int))
+    n = n0 + nb
     best = score_actions(s, acts, n, scores)
     for i in range(n):
         if scores[i] == scores[best]:
