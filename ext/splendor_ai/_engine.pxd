@@ -192,15 +192,20 @@ ctypedef struct Tables:
     uint64_t cost8[NCARDS]      # cost, packed (see have8)
     uint64_t noble8[NNOBLES]    # noble_req, packed
 
+
+cdef inline int slot_card(const State* s, int i) noexcept nogil:
+    """The card in market slot i = level * NSLOT + slot (the action ids' numbering), or -1."""
+    return (&s.market[0][0])[i]
+
+
 # Gems per colour packed one byte a colour (colour c in byte c, bytes 5-7 zero), so that a card's
 # shortfall is a few word operations instead of a loop with a branch per colour. Every byte must
 # stay below 128 (costs are at most 7; a player's gems plus bonuses are far below that).
-cdef inline uint64_t have8(const Player* p) noexcept nogil:
-    """The player's coloured tokens plus bonuses, packed."""
-    cdef uint64_t t, b
+cdef inline uint64_t tokens8(const Player* p) noexcept nogil:
+    """The player's coloured tokens, packed."""
+    cdef uint64_t t
     memcpy(&t, p.tokens, 8)
-    memcpy(&b, p.bonus, 8)
-    return (t & 0xFFFFFFFFFFULL) + (b & 0xFFFFFFFFFFULL)
+    return t & 0xFFFFFFFFFFULL
 
 
 cdef inline uint64_t bonus8(const Player* p) noexcept nogil:
@@ -210,9 +215,9 @@ cdef inline uint64_t bonus8(const Player* p) noexcept nogil:
     return b & 0xFFFFFFFFFFULL
 
 
-cdef inline int slot_card(const State* s, int i) noexcept nogil:
-    """The card in market slot i = level * NSLOT + slot (the action ids' numbering), or -1."""
-    return (&s.market[0][0])[i]
+cdef inline uint64_t have8(const Player* p) noexcept nogil:
+    """The player's coloured tokens plus bonuses, packed."""
+    return tokens8(p) + bonus8(p)
 
 
 cdef inline uint64_t deficit8(uint64_t cost, uint64_t have) noexcept nogil:
@@ -225,6 +230,7 @@ cdef inline uint64_t deficit8(uint64_t cost, uint64_t have) noexcept nogil:
 cdef inline int sum8(uint64_t x) noexcept nogil:
     """The sum of the bytes of x (while it stays below 256)."""
     return <int>((x * 0x0101010101010101ULL) >> 56)
+
 
 cdef const Tables* get_tables() noexcept nogil
 cdef uint64_t rng_next(Rng* r) noexcept nogil

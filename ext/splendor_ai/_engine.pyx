@@ -440,17 +440,18 @@ cdef void discard(State* s, Player* p, int card) noexcept nogil:
 cdef void pay(State* s, Player* p, int card) noexcept nogil:
     """Pay for `card`: coloured gems first, then gold tokens, then (Orient) gold cards, each spent
     whole, lowest id first (docs/MODULES.md, Payment)."""
-    cdef int c, need, miss, gold = 0
-    cdef bint two = (p.posts >> POST_GOLD_TWO) & 1
+    cdef int c, need, gold, x
+    cdef uint64_t price = deficit8(T.cost8[card], bonus8(p))   # per colour, after bonuses
+    cdef uint64_t miss = deficit8(price, tokens8(p))           # beyond the coloured tokens
+    cdef uint64_t paid = price - miss                          # no byte borrows: miss <= price
+    if (p.posts >> POST_GOLD_TWO) & 1:
+        gold = sum8(((miss + 0x0101010101ULL) >> 1) & 0x7F7F7F7F7FULL)   # ceil(miss / 2)
+    else:
+        gold = sum8(miss)
     for c in range(NCOL):
-        need = T.cost[card][c] - p.bonus[c]
-        if need > 0:
-            if need > p.tokens[c]:
-                miss = need - p.tokens[c]
-                gold += ((miss + 1) >> 1) if two else miss
-                need = p.tokens[c]
-            p.tokens[c] -= need
-            s.bank[c] += need
+        x = (paid >> (8 * c)) & 0xFF
+        p.tokens[c] -= x
+        s.bank[c] += x
     need = gold if gold < p.tokens[GOLD] else p.tokens[GOLD]
     p.tokens[GOLD] -= need
     s.bank[GOLD] += need
