@@ -36,8 +36,9 @@ cdef enum:
     POOL_MAX_WORDS = 1 << 23
 
 ctypedef struct Node:
-    int32_t first_child
-    int32_t next_sibling
+    int32_t kids         # offset of this node's block of children in Search.kids (-1: none yet)
+    int16_t nkids        # children, in the order they were created; read newest first
+    int16_t kcap         # the block's capacity
     int32_t visits
     int32_t avail        # how often this child was legal when its parent was visited
     float w[MAXP]        # total reward of each seat; w[mover] steers selection, where `mover`
@@ -134,6 +135,11 @@ cdef class Search:
     """One search over a view (or a true state in PERFECT mode). Not thread-safe; one per player."""
     cdef Node* nodes
     cdef int32_t nnodes, capacity, max_nodes
+    # the children of each node side by side (a block per node, moved to a block twice as large
+    # when full), so that a node's children are read by independent loads rather than by
+    # chasing a linked list through the node pool
+    cdef int32_t* kids
+    cdef long kids_len, kids_cap
     cdef int32_t* slot_of       # CACHE_SLOTS offsets of cache entries in `pool` (-1: empty)
     cdef int32_t* pool          # entries: hash (2 words), n, cap, actions[cap], keys[cap], priors[cap]
     cdef long pool_len, pool_cap
@@ -154,11 +160,13 @@ cdef class Search:
 
     def __cinit__(self):
         self.nodes = NULL
+        self.kids = NULL
         self.slot_of = NULL
         self.pool = NULL
 
     def __dealloc__(self):
         free(self.nodes)
+        free(self.kids)
         free(self.slot_of)
         free(self.pool)
 
@@ -194,14 +202,17 @@ cdef class Search:
         self.max_nodes = max_nodes
         self.capacity = 4096
         self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
+        self.kids_cap = 4096
+        self.kids = <int32_t*>malloc(self.kids_cap * sizeof(int32_t))
         self.slot_of = <int32_t*>malloc(CACHE_SLOTS * sizeof(int32_t))
-        if self.nodes == NULL or self.slot_of == NULL:
+        if self.nodes == NULL or self.kids == NULL or self.slot_of == NULL:
             raise MemoryError()
         self.pool_cap = 0
         self.cache_clear()
         self.cache_hits = 0
         self.cache_misses = 0
         self.nnodes = 0
+        self.kids_len = 0
         for i in range(self.ntrees):
             self.roots[i] = self.new_node(-1, -1, 0)
             memcpy(&self.worlds[i], &self.root, sizeof(State))
@@ -228,8 +239,9 @@ cdef class Search:
             self.nodes = grown
             self.capacity *= 2
         cdef Node* n = &self.nodes[self.nnodes]
-        n.first_child = -1
-        n.next_sibling = -1
+        n.kids = -1
+        n.nkids = 0
+        n.kcap = 0
         n.visits = 0
         n.avail = 1
         n.w[0] = 0
@@ -241,6 +253,30 @@ cdef class Search:
         n.mover = mover
         self.nnodes += 1
         return self.nnodes - 1
+
+    cdef int add_kid(self, int32_t node, int32_t ch) noexcept nogil:
+        """Make ch the newest child of node. Returns -1 when out of memory."""
+        cdef Node* nd = &self.nodes[node]
+        cdef int32_t* grown
+        cdef long cap
+        if nd.nkids == nd.kcap:
+            cap = self.kids_cap
+            while self.kids_len + 2 * nd.kcap + 4 > cap:
+                cap *= 2
+            if cap > self.kids_cap:
+                grown = <int32_t*>realloc(self.kids, cap * sizeof(int32_t))
+                if grown == NULL:
+                    return -1
+                self.kids = grown
+                self.kids_cap = cap
+            if nd.nkids:
+                memcpy(&self.kids[self.kids_len], &self.kids[nd.kids], nd.nkids * sizeof(int32_t))
+            nd.kids = <int32_t>self.kids_len
+            nd.kcap = 2 * nd.kcap + 4
+            self.kids_len += nd.kcap
+        self.kids[nd.kids + nd.nkids] = ch
+        nd.nkids += 1
+        return 0
 
     cdef void cache_clear(self) noexcept nogil:
         cdef int i
@@ -300,8 +336,9 @@ cdef class Search:
         cdef int32_t child_of[MAXLEGAL]
         cdef int32_t path[MAXDEPTH]
         cdef float values[MAXP]
-        cdef int n, i, k, t, depth = 0, best, mover
+        cdef int n, i, j, k, t, depth = 0, best, mover
         cdef int32_t node, ch, created
+        cdef const int32_t* kid
         cdef float q, u, bestu, wsum, mx, tot, fpu
         cdef int nsum
         cdef Node* nd
@@ -341,15 +378,15 @@ cdef class Search:
                 child_of[i] = -1
             wsum = 0
             nsum = 0
-            ch = self.nodes[node].first_child
-            while ch >= 0:
+            kid = &self.kids[self.nodes[node].kids]
+            for j in range(self.nodes[node].nkids - 1, -1, -1):
+                ch = kid[j]
                 nd = &self.nodes[ch]
                 if self.stamp[nd.key] == self.cur_stamp:
                     child_of[self.idx_of_key[nd.key]] = ch
                     nd.avail += 1
                     wsum += nd.w[nd.mover]
                     nsum += nd.visits
-                ch = nd.next_sibling
             if self.prm.puct:
                 if off < 0:
                     score_actions(&s, acts, n, prior)
@@ -398,8 +435,9 @@ cdef class Search:
                 ch = self.new_node(K[best], mover, P[best])
                 if ch < 0:   # node budget spent: evaluate from here
                     break
-                self.nodes[ch].next_sibling = self.nodes[node].first_child
-                self.nodes[node].first_child = ch
+                if self.add_kid(node, ch) < 0:
+                    self.nnodes -= 1
+                    break
                 created = 1
             apply_action(&s, A[best])
             node = ch
@@ -440,40 +478,38 @@ cdef class Search:
         """[(key, visits, [total reward per seat], prior)] of the root children, summed over
         the trees (PIMC); the prior is the average over the trees."""
         acc = {}
-        cdef int t, k
-        cdef int32_t ch
+        cdef int t, k, j
         cdef Node* nd
         for t in range(self.ntrees):
-            ch = self.nodes[self.roots[t]].first_child
-            while ch >= 0:
-                nd = &self.nodes[ch]
+            for j in range(self.nodes[self.roots[t]].nkids - 1, -1, -1):
+                nd = &self.nodes[self.kids[self.nodes[self.roots[t]].kids + j]]
                 v, w, p, c = acc.get(nd.key, (0, [0.0] * self.nplayers, 0.0, 0))
                 acc[nd.key] = (v + nd.visits, [w[k] + nd.w[k] for k in range(self.nplayers)], p + nd.prior, c + 1)
-                ch = nd.next_sibling
         return [(key, v, w, p / c) for key, (v, w, p, c) in acc.items()]
 
     def principal_variation(self, int key, int max_len=40, int min_visits=1):
         """The keys of the most visited line starting with root child `key` (first tree), with
         the mover of each step."""
         cdef int32_t node = self.find_child(self.roots[0], key), ch, best
+        cdef int j
         out = []
         while node >= 0 and len(out) < max_len and self.nodes[node].visits >= min_visits:
             out.append((self.nodes[node].key, self.nodes[node].mover, self.nodes[node].visits))
             best = -1
-            ch = self.nodes[node].first_child
-            while ch >= 0:
+            for j in range(self.nodes[node].nkids - 1, -1, -1):
+                ch = self.kids[self.nodes[node].kids + j]
                 if best < 0 or self.nodes[ch].visits > self.nodes[best].visits:
                     best = ch
-                ch = self.nodes[ch].next_sibling
             node = best
         return out
 
     cdef int32_t find_child(self, int32_t node, int key) noexcept nogil:
-        cdef int32_t ch = self.nodes[node].first_child
-        while ch >= 0:
+        cdef int j
+        cdef int32_t ch
+        for j in range(self.nodes[node].nkids):
+            ch = self.kids[self.nodes[node].kids + j]
             if self.nodes[ch].key == key:
                 return ch
-            ch = self.nodes[ch].next_sibling
         return -1
 
     def advance(self, keys, Core view):
@@ -491,6 +527,7 @@ cdef class Search:
         self.seat = view.s.to_move
         if node < 0:
             self.nnodes = 0
+            self.kids_len = 0
             self.cache_clear()
             self.roots[0] = self.new_node(-1, -1, 0)
             return False
@@ -503,7 +540,7 @@ cdef class Search:
 
     @property
     def memory_bytes(self):
-        return (self.capacity * sizeof(Node) + (CACHE_SLOTS + self.pool_cap) * sizeof(int32_t)
+        return (self.capacity * sizeof(Node) + (self.kids_cap + CACHE_SLOTS + self.pool_cap) * sizeof(int32_t)
                 + (MAXDETS + 1) * sizeof(State))
 
     @property
