@@ -93,20 +93,6 @@ cdef void rng_seed(Rng* r, uint64_t seed) noexcept nogil:
     rng_next(r)
 
 
-cdef uint64_t rng_next(Rng* r) noexcept nogil:
-    cdef uint64_t z
-    r.s += <uint64_t>0x9E3779B97F4A7C15ULL
-    z = r.s
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil:
-    # Lemire's multiply-shift: the bias for n < 2**8 is below 2**-24
-    return <uint32_t>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
-
-
 cdef inline void shuffle(int8_t* a, int n, Rng* r) noexcept nogil:
     cdef int i, j
     cdef int8_t t
