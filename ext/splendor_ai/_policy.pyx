@@ -163,17 +163,17 @@ cdef inline void add_need(const Player* p, uint64_t have, int card, float* need)
         need[c] += w * <int>((d >> (8 * c)) & 0xFF)
 
 
+cdef inline int buy_card(const State* s, const Player* p, int a) noexcept nogil:
+    """The card of a buy (A_BUY_SLOT <= a < A_PASS)."""
+    return slot_card(s, a - A_BUY_SLOT) if a < A_BUY_HAND else p.res[a - A_BUY_HAND]
+
+
 cdef inline float buy_score(const State* s, const Player* p, int a) noexcept nogil:
     """The score of a buy (A_BUY_SLOT <= a < A_PASS): at least 3, and 3.5 or more for a card with
     points or one that a face-up noble still wants."""
-    cdef int card
-    if a < A_BUY_HAND:
-        card = slot_card(s, a - A_BUY_SLOT)
-    else:
-        card = p.res[a - A_BUY_HAND]
     if s.modules:   # Orient cards (gold and joker cards have no colour), held nobles, cities
-        return module_card_score(s, p, card)
-    return base_buy_score(card, noble_wants(s, p))
+        return module_card_score(s, p, buy_card(s, p, a))
+    return base_buy_score(buy_card(s, p, a), noble_wants(s, p))
 
 
 cdef inline uint64_t noble_wants(const State* s, const Player* p) noexcept nogil:
@@ -235,9 +235,8 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
     cdef const Player* p = &s.p[s.to_move]
     cdef float need[NCOL]
     cdef float mx = 0, sc, best_sc = -1e30
-    cdef int i, c, a, lv, sl, card, best = 0, k, col
-    cdef unsigned int m
-    cdef uint64_t have
+    cdef int i, c, a, lv, sl, card, best = 0
+    cdef uint64_t have, wants
     if s.phase == PH_NOBLE:   # every noble is worth the same 3 points
         for i in range(n):
             scores[i] = 1.0
@@ -264,7 +263,29 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
             need[c] *= mx
     if s.phase > PH_NOBLE:   # a Cities of Splendor decision
         return decision_scores(s, p, acts, n, scores, need)
-    for i in range(n):
+    # legal_actions lists the main phase's actions by kind, in increasing ids: each common kind
+    # in a loop of its own (no test of the kind per action); whatever is left, in any order,
+    # goes through the general loop
+    i = 0
+    while i < n and acts[i] < A_TAKE2D:
+        a = acts[i] - A_TAKE3
+        scores[i] = need[TAKE3_COLS[a][0]] + need[TAKE3_COLS[a][1]] + need[TAKE3_COLS[a][2]]
+        i += 1
+    while i < n and A_TAKE2S <= acts[i] < A_RES_SLOT:
+        scores[i] = 1.8 * need[acts[i] - A_TAKE2S]
+        i += 1
+    while i < n and A_RES_SLOT <= acts[i] < A_RES_DECK:
+        scores[i] = 0.2 + 0.25 * T.points[slot_card(s, acts[i] - A_RES_SLOT)]
+        i += 1
+    while i < n and A_RES_DECK <= acts[i] < A_BUY_SLOT:
+        scores[i] = 0.05
+        i += 1
+    if s.modules == 0 and i < n and A_BUY_SLOT <= acts[i] < A_PASS:
+        wants = noble_wants(s, p)
+        while i < n and A_BUY_SLOT <= acts[i] < A_PASS:
+            scores[i] = base_buy_score(buy_card(s, p, acts[i]), wants)
+            i += 1
+    while i < n:
         a = acts[i]
         if a < A_TAKE2D:
             sc = need[TAKE3_COLS[a - A_TAKE3][0]] + need[TAKE3_COLS[a - A_TAKE3][1]] + need[TAKE3_COLS[a - A_TAKE3][2]]
@@ -287,8 +308,10 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
             c = a - A_RETURN
             sc = -1.0 if c == GOLD else 1.0 - need[c]
         scores[i] = sc
-        if sc > best_sc:
-            best_sc = sc
+        i += 1
+    for i in range(n):
+        if scores[i] > best_sc:
+            best_sc = scores[i]
             best = i
     return best
 
@@ -347,8 +370,7 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
         wants = noble_wants(s, &s.p[s.to_move])
         best = -1
         for i in range(nb - 1, -1, -1):   # scanning down, as best_buy
-            sc = base_buy_score(slot_card(s, buys[i] - A_BUY_SLOT) if buys[i] < A_BUY_HAND
-                                else s.p[s.to_move].res[buys[i] - A_BUY_HAND], wants)
+            sc = base_buy_score(buy_card(s, &s.p[s.to_move], buys[i]), wants)
             if sc >= best_sc:
                 best_sc = sc
                 best = i
