@@ -130,7 +130,8 @@ def test_mcts_beats_random():
 
 @pytest.mark.parametrize("spec,needle", [("mcts(c=)", "cannot parse"), ("alphazero", "unknown player"),
                                          ("mcts(foo=1)", "foo"), ("mcts(mode='x')", "mode"),
-                                         ("mcts(iterations=-5)", "iterations"), ("mcts(1)", "key=value")])
+                                         ("mcts(iterations=-5)", "iterations"), ("mcts(1)", "key=value"),
+                                         ("mcts(c_base=-1)", "c_base"), ("mcts(c='x')", "c must be")])
 def test_bad_specs(spec, needle):
     with pytest.raises(ConfigError, match=needle):
         make_player(spec)
@@ -150,6 +151,23 @@ def _mid_game_views(players: int, seed: int, count: int):
             ply += 1
         game += 1
     return out[:count]
+
+
+def test_exploration_grows_with_visits():
+    """With c_base the root's exploration grows with its visits, so at a large budget the most
+    visited move takes a smaller share than under a constant c (same seeds)."""
+    views = _mid_game_views(2, 5, 4)
+
+    def top_share(spec):
+        shares = []
+        for i, v in enumerate(views):
+            d = make_player(spec, seed=i).choose(v)
+            shares.append(max(m.visits for m in d.info.moves) / sum(m.visits for m in d.info.moves))
+        return shares
+
+    constant = top_share("mcts(iterations=6000,c_base=0)")
+    growing = top_share("mcts(iterations=6000,c_base=500)")
+    assert all(g < c for g, c in zip(growing, constant))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

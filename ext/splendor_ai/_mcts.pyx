@@ -48,7 +48,9 @@ ctypedef struct Node:
     int8_t mover
 
 ctypedef struct Params:
-    float c              # exploration constant
+    float c              # exploration constant (at a node of few visits)
+    float c_base         # > 0: PUCT exploration grows with the node's visits N, as
+                         # c * (1 + log(1 + N / c_base)); 0: constant c
     int puct             # 1: PUCT with heuristic priors; 0: UCT
     float prior_temp     # softmax temperature of the priors over the action scores
     float fpu            # first-play urgency reduction below the mover's average at the node
@@ -180,6 +182,7 @@ cdef class Search:
         rng_seed(&self.rng, seed)
         p = dict(params)
         self.prm.c = p.pop("c")
+        self.prm.c_base = p.pop("c_base", 0.0)
         self.prm.puct = p.pop("puct")
         self.prm.prior_temp = p.pop("prior_temp")
         self.prm.fpu = p.pop("fpu")
@@ -339,7 +342,7 @@ cdef class Search:
         cdef int n, i, j, k, t, depth = 0, best, mover
         cdef int32_t node, ch, created
         cdef const int32_t* kid
-        cdef float q, u, bestu, wsum, mx, tot, fpu
+        cdef float q, u, bestu, wsum, mx, tot, fpu, cn
         cdef int nsum
         cdef Node* nd
         t = <int>(self.iterations % self.ntrees)
@@ -410,16 +413,22 @@ cdef class Search:
             mover = s.to_move
             best = 0
             bestu = -1e30
+            cn = self.prm.c
+            if self.prm.c_base > 0:
+                # a constant c tuned at small budgets starves the root's second-best moves at
+                # large ones (their visits grow only as sqrt(N)), so the choice locks onto
+                # whichever move looked best early; growing c keeps them estimated
+                cn = self.prm.c * (1 + log(1 + self.nodes[node].visits / self.prm.c_base))
             for i in range(n):
                 ch = child_of[i]
                 if self.prm.puct:
                     if ch >= 0 and self.nodes[ch].visits > 0:
                         q = self.nodes[ch].w[mover] / self.nodes[ch].visits
-                        u = q + self.prm.c * P[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
+                        u = q + cn * P[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
                     else:
                         # a child never tried has been available about as often as its parent
                         # was visited
-                        u = fpu + self.prm.c * P[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0
+                        u = fpu + cn * P[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0
                                                                        else self.nodes[node].visits + 1))
                 else:
                     if ch < 0 or self.nodes[ch].visits == 0:

@@ -28,7 +28,9 @@ class MCTSPlayer(Player):
     """ISMCTS (default), PIMC (`mode="pimc"`, `dets` worlds) or perfect-information MCTS
     (`mode="perfect"`, experiments only: it must be handed the true state).
 
-    Parameters: iterations / seconds (the default limit), c (exploration), puct (priors from the
+    Parameters: iterations / seconds (the default limit), c (exploration), c_base (0: c is
+    constant; > 0: exploration grows with a node's visits N as c * (1 + log(1 + N / c_base))),
+    puct (priors from the
     heuristic action scores; False = plain UCT), prior_temp, fpu, eps (playout randomness),
     cutoff (playout turns before evaluating; 0 = play to the end), rollout ("policy" or
     "random"), eval_scale, weights, module_weights (the Cities of Splendor terms), reuse (keep the tree between moves), workers (root-parallel
@@ -38,7 +40,7 @@ class MCTSPlayer(Player):
     UCT with random playouts at 2000 iterations (experiments/README.md, "MCTS settings")."""
 
     def __init__(self, seed: int = 0, iterations: int | None = None, seconds: float | None = None,
-                 c: float = 0.8, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
+                 c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
                  weights=DEFAULT_WEIGHTS, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
                  workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS):
@@ -51,6 +53,9 @@ class MCTSPlayer(Player):
         for name, v in (("iterations", iterations), ("seconds", seconds)):
             if v is not None and (not isinstance(v, (int, float)) or v <= 0):
                 raise ConfigError(f"{name} must be positive, got {v!r}")
+        for name, v in (("c", c), ("c_base", c_base)):
+            if not isinstance(v, (int, float)) or v < 0:
+                raise ConfigError(f"{name} must be a number >= 0, got {v!r}")
         if not isinstance(workers, int) or workers < 1:
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
         if len(weights) != 10:
@@ -62,7 +67,7 @@ class MCTSPlayer(Player):
         self.mode, self.dets, self.workers, self.max_nodes = mode, dets, workers, max_nodes
         self.reuse = reuse and mode == "ismcts" and workers == 1
         self.perfect_information = mode == "perfect"
-        self.params = {"c": float(c), "puct": int(bool(puct)), "prior_temp": float(prior_temp),
+        self.params = {"c": float(c), "c_base": float(c_base), "puct": int(bool(puct)), "prior_temp": float(prior_temp),
                        "fpu": float(fpu), "eps": float(eps), "random_rollout": int(rollout == "random"),
                        "cutoff": int(cutoff), "eval_scale": float(eval_scale),
                        "weights": [float(w) for w in weights],
