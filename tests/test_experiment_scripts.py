@@ -327,3 +327,21 @@ def test_bench_search_per_module(tmp_path):
     assert res["modules"] == ["base", "posts"]
     assert res["results"]["posts"]["mcts"]["median"] > 0 and res["results"]["posts"]["mcts to-end"]["median"] > 0
     assert res["results"]["posts"]["expectimax d=1"]["median"] > 0
+
+
+def test_move_agreement(tmp_path):
+    out = tmp_path / "agree.json"
+    r = script("move_agreement", "--budgets", "30,60", "--positions", "3", "--json", out, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert data["budgets"] == [30, 60] and len(data["positions"]) == 3
+    assert all(set(p) == {"30/1", "30/2", "60/1", "60/2"} for p in data["positions"])
+    rows = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines()[2:]}
+    for b in ("30", "60"):
+        same = sum(p[f"{b}/1"][0] == p[f"{b}/2"][0] for p in data["positions"]) / 3
+        to_ref = sum(p[f"{b}/2"][0] == p["60/1"][0] for p in data["positions"]) / 3
+        assert float(rows[b][1]) == round(same, 2) and float(rows[b][4]) == round(to_ref, 2)
+    for argv, message in [(["--budgets", "60,30"], "increasing"), (["--budgets", "x"], "integers"),
+                          (["--budgets", "30", "--player", "mcts(bogus=1)"], "bogus")]:
+        r = script("move_agreement", *argv)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
