@@ -417,7 +417,8 @@ cdef class Search:
             if self.prm.c_base > 0:
                 # a constant c tuned at small budgets starves the root's second-best moves at
                 # large ones (their visits grow only as sqrt(N)), so the choice locks onto
-                # whichever move looked best early; growing c keeps them estimated
+                # whichever move looked best early; growing c keeps them estimated (off by
+                # default: it settles the choice but won no games, experiments/README.md)
                 cn = self.prm.c * (1 + log(1 + self.nodes[node].visits / self.prm.c_base))
             for i in range(n):
                 ch = child_of[i]
