@@ -182,7 +182,7 @@ cdef class Search:
         rng_seed(&self.rng, seed)
         p = dict(params)
         self.prm.c = p.pop("c")
-        self.prm.c_base = p.pop("c_base", 0.0)
+        self.prm.c_base = p.pop("c_base")
         self.prm.puct = p.pop("puct")
         self.prm.prior_temp = p.pop("prior_temp")
         self.prm.fpu = p.pop("fpu")

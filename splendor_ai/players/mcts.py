@@ -30,11 +30,11 @@ class MCTSPlayer(Player):
 
     Parameters: iterations / seconds (the default limit), c (exploration), c_base (0: c is
     constant; > 0: exploration grows with a node's visits N as c * (1 + log(1 + N / c_base))),
-    puct (priors from the
-    heuristic action scores; False = plain UCT), prior_temp, fpu, eps (playout randomness),
-    cutoff (playout turns before evaluating; 0 = play to the end), rollout ("policy" or
-    "random"), eval_scale, weights, module_weights (the Cities of Splendor terms), reuse (keep the tree between moves), workers (root-parallel
-    searches on threads; the C search runs without the GIL, so they use all cores).
+    puct (priors from the heuristic action scores; False = plain UCT), prior_temp, fpu, eps
+    (playout randomness), cutoff (playout turns before evaluating; 0 = play to the end), rollout
+    ("policy" or "random"), eval_scale, weights, module_weights (the Cities of Splendor terms),
+    reuse (keep the tree between moves), workers (root-parallel searches on threads; the C search
+    runs without the GIL, so they use all cores).
 
     Defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against plain
     UCT with random playouts at 2000 iterations (experiments/README.md, "MCTS settings")."""
