@@ -10,7 +10,60 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 cdef extern from *:
     int ctz "__builtin_ctz"(unsigned int x) nogil
 
+# SSE2 (part of every x86-64) kernels of the base game's hot loops; elsewhere a plain C version
+# of the same integer arithmetic
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* Bit lv * 6 + sl set where market card (lv, sl), sl < 4, is affordable: its shortfall
+       (cost less coloured gems and bonuses `have`, per colour, at least 0) sums to at most
+       `gold`. cost1[card + 1] is the card's packed cost; cost1[0] (an empty slot, card -1)
+       one no player can pay. */
+    static inline unsigned int sp_market_buys(const uint64_t* cost1, const int8_t* market,
+                                              uint64_t have, int gold) {
+        unsigned int mask = 0;
+        int lv;
+    #if defined(__SSE2__)
+        const __m128i h = _mm_set1_epi64x((long long)have);
+        const __m128i g = _mm_set1_epi32(gold);
+        const __m128i z = _mm_setzero_si128();
+        for (lv = 0; lv < 3; lv++) {
+            const int8_t* m = market + 6 * lv;
+            __m128i a = _mm_set_epi64x((long long)cost1[m[2] + 1], (long long)cost1[m[0] + 1]);
+            __m128i b = _mm_set_epi64x((long long)cost1[m[3] + 1], (long long)cost1[m[1] + 1]);
+            /* per card: the bytes of max(0, cost - have), summed */
+            a = _mm_sad_epu8(_mm_subs_epu8(a, h), z);
+            b = _mm_sad_epu8(_mm_subs_epu8(b, h), z);
+            a = _mm_or_si128(a, _mm_slli_epi64(b, 32));   /* 32-bit lanes: slots 0, 1, 2, 3 */
+            mask |= (unsigned int)(~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(a, g))) & 15)
+                    << (6 * lv);
+        }
+    #else
+        int sl, k, sum;
+        uint64_t c;
+        for (lv = 0; lv < 3; lv++) {
+            for (sl = 0; sl < 4; sl++) {
+                c = cost1[market[6 * lv + sl] + 1];
+                sum = 0;
+                for (k = 0; k < 8; k++) {
+                    int x = (int)((c >> (8 * k)) & 0xFF) - (int)((have >> (8 * k)) & 0xFF);
+                    sum += x > 0 ? x : 0;
+                }
+                mask |= (unsigned int)(sum <= gold) << (6 * lv + sl);
+            }
+        }
+    #endif
+        return mask;
+    }
+    """
+    unsigned int sp_market_buys(const uint64_t* cost1, const int8_t* market, uint64_t have, int gold) nogil
+
 cdef Tables T
+# COST1[card + 1] = T.cost8[card]; COST1[0] (no card) a cost no one can pay (sp_market_buys)
+cdef uint64_t COST1[NCARDS + 1]
 # colour sets of the take actions, as bit masks over the five gem colours, in action-id order
 cdef uint8_t TAKE3_MASK[10]
 cdef uint8_t TAKE2_MASK[10]
@@ -47,6 +100,8 @@ def _load_tables():
         for c in range(NCOL):
             T.cost[i][c] = card.cost[c]
             T.cost8[i] |= (<uint64_t>card.cost[c]) << (8 * c)
+        COST1[i + 1] = T.cost8[i]
+    COST1[0] = 0xFFFFFFFFFFFFFFFFULL
     assert njoker == NJOKER and len(cards.CARDS) == NCARDS
     for i, city in enumerate(cards.CITIES):
         T.city_prestige[i] = city.prestige
@@ -293,19 +348,21 @@ cdef int base_nonbuys(const State* s, int* out) noexcept nogil:
 
 
 cdef int base_nonbuy_count(const State* s) noexcept nogil:
-    """len(base_nonbuys(s)), without writing the list."""
+    """len(base_nonbuys(s)), without writing the list (base game: 4 slots a level)."""
     cdef const Player* p = &s.p[s.to_move]
-    cdef int n, c, i, lv, sl
+    cdef int n, c, i, lv
     cdef unsigned int avail = 0
+    cdef uint32_t row
+    cdef uint64_t bank
     for c in range(NCOL):
         avail |= (s.bank[c] > 0) << c
     n = TAKE_N[avail]
-    for c in range(NCOL):
-        n += s.bank[c] >= 4
+    memcpy(&bank, s.bank, 8)    # bytes 0-4 the colours, each 0-7: a byte >= 4 gets its high bit
+    n += sum8(((bank + 0x7C7C7C7C7CULL) & 0x8080808080ULL) >> 7)
     if p.nres < MAXRES:
-        for lv in range(NLEV):
-            for sl in range(s.nslots):
-                n += s.market[lv][sl] >= 0
+        for lv in range(NLEV):   # the face-up cards: bytes without the high bit of -1
+            memcpy(&row, &s.market[lv][0], 4)
+            n += 4 - sum8((row & 0x80808080U) >> 7)
         for i in range(s.ndecks):
             n += s.deck_len[i] > 0
     return n
@@ -313,16 +370,13 @@ cdef int base_nonbuy_count(const State* s) noexcept nogil:
 
 cdef int base_buys(const State* s, int* out) noexcept nogil:
     """The buys (the tail of legal_actions' list), in its order: a card is affordable when its
-    packed shortfall sums to at most the gold tokens. The market's verdicts go into a bit mask
-    first, so the cards are tested independently of each other (no chain through n)."""
+    shortfall (per colour, beyond tokens and bonuses) sums to at most the gold tokens. The
+    market's 12 cards are tested together (sp_market_buys: two cards a vector) into a bit
+    mask. Base game: 4 slots a level."""
     cdef const Player* p = &s.p[s.to_move]
     cdef uint64_t have = have8(p)
-    cdef unsigned int mask = 0
-    cdef int n = 0, i, lv, sl, card, gold = p.tokens[GOLD]
-    for lv in range(NLEV):
-        for sl in range(s.nslots):
-            card = s.market[lv][sl]
-            mask |= (card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold) << (lv * NSLOT + sl)
+    cdef int n = 0, i, card, gold = p.tokens[GOLD]
+    cdef unsigned int mask = sp_market_buys(COST1, &s.market[0][0], have, gold)
     while mask:
         out[n] = A_BUY_SLOT + ctz(mask)
         mask &= mask - 1
@@ -426,7 +480,8 @@ cdef void discard(State* s, Player* p, int card) noexcept nogil:
 cdef void pay(State* s, Player* p, int card) noexcept nogil:
     """Pay for `card`: coloured gems first, then gold tokens, then (Orient) gold cards, each spent
     whole, lowest id first (docs/MODULES.md, Payment)."""
-    cdef int c, need, gold, x
+    cdef int c, need, gold
+    cdef uint64_t t
     cdef uint64_t price = deficit8(T.cost8[card], bonus8(p))   # per colour, after bonuses
     cdef uint64_t miss = deficit8(price, tokens8(p))           # beyond the coloured tokens
     cdef uint64_t paid = price - miss                          # no byte borrows: miss <= price
@@ -434,10 +489,13 @@ cdef void pay(State* s, Player* p, int card) noexcept nogil:
         gold = sum8(((miss + 0x0101010101ULL) >> 1) & 0x7F7F7F7F7FULL)   # ceil(miss / 2)
     else:
         gold = sum8(miss)
-    for c in range(NCOL):
-        x = (paid >> (8 * c)) & 0xFF
-        p.tokens[c] -= x
-        s.bank[c] += x
+    # per colour at once: no byte borrows (paid <= tokens) or carries (a bank stays small)
+    memcpy(&t, p.tokens, 8)
+    t -= paid
+    memcpy(p.tokens, &t, 8)
+    memcpy(&t, s.bank, 8)
+    t += paid
+    memcpy(s.bank, &t, 8)
     need = gold if gold < p.tokens[GOLD] else p.tokens[GOLD]
     p.tokens[GOLD] -= need
     s.bank[GOLD] += need

@@ -23,6 +23,30 @@ from splendor_ai._engine cimport (
 cdef extern from *:
     int ctz "__builtin_ctz"(unsigned int x) nogil
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* need[c] += w * (byte c of d), c = 0..4: the same single-precision products and sums as
+       the plain loop (colours 0-3 in one vector, 4 alone). */
+    static inline void sp_add_need(float* need, float w, uint64_t d) {
+    #if defined(__SSE2__)
+        const __m128i z = _mm_setzero_si128();
+        __m128i b = _mm_cvtsi32_si128((int)(uint32_t)d);
+        b = _mm_unpacklo_epi16(_mm_unpacklo_epi8(b, z), z);
+        _mm_storeu_ps(need, _mm_add_ps(_mm_loadu_ps(need), _mm_mul_ps(_mm_set1_ps(w), _mm_cvtepi32_ps(b))));
+        need[4] += w * (float)(int)((d >> 32) & 0xFF);
+    #else
+        int c;
+        for (c = 0; c < 5; c++)
+            need[c] += w * (float)(int)((d >> (8 * c)) & 0xFF);
+    #endif
+    }
+    """
+    void sp_add_need(float* need, float w, uint64_t d) nogil
+
 cdef const Tables* T = get_tables()
 cdef int TAKE3_COLS[10][3]
 cdef int TAKE2_COLS[10][2]
@@ -159,8 +183,7 @@ cdef inline void add_need(const Player* p, uint64_t have, int card, float* need)
         w = (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
     # colours the card no longer asks for add w * 0 = +0.0, which leaves every sum (never -0.0)
     # bit for bit as it was, so no branch per colour
-    for c in range(NCOL):
-        need[c] += w * <int>((d >> (8 * c)) & 0xFF)
+    sp_add_need(need, w, d)
 
 
 cdef inline int buy_card(const State* s, const Player* p, int a) noexcept nogil:
