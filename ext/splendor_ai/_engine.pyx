@@ -71,6 +71,8 @@ cdef uint8_t TAKE2_MASK[10]
 # legal_actions lists them
 cdef int TAKE_N[32]
 cdef int TAKE_ACTS[32][15]
+# the tokens of each take action (A_TAKE3 .. A_RES_SLOT - 1), packed (see have8)
+cdef uint64_t TAKE8[A_RES_SLOT]
 
 
 cdef const Tables* get_tables() noexcept nogil:
@@ -135,6 +137,12 @@ def _load_tables():
         TAKE_N[avail] = len(acts)
         for i, a in enumerate(acts):
             TAKE_ACTS[avail][i] = a
+    for i in range(10):
+        TAKE8[A_TAKE3 + i] = sum(1 << (8 * c) for c in range(NCOL) if (TAKE3_MASK[i] >> c) & 1)
+        TAKE8[A_TAKE2D + i] = sum(1 << (8 * c) for c in range(NCOL) if (TAKE2_MASK[i] >> c) & 1)
+    for c in range(NCOL):
+        TAKE8[A_TAKE1 + c] = (<uint64_t>1) << (8 * c)
+        TAKE8[A_TAKE2S + c] = (<uint64_t>2) << (8 * c)
 
 
 _load_tables()
@@ -864,10 +872,96 @@ cdef void apply_decision(State* s, int a) noexcept nogil:
     continue_turn(s)
 
 
+cdef inline void base_after_returns(State* s, Player* p) noexcept nogil:
+    """after_returns, after_noble and finish_turn in the base game (no modules)."""
+    cdef int i, met = 0, last = -1
+    cdef unsigned int m = s.nobles | p.held
+    cdef uint64_t b = bonus8(p)
+    while m:
+        i = ctz(m)
+        m &= m - 1
+        if deficit8(T.noble8[i], b) == 0:
+            met += 1
+            last = i
+    if met == 1:
+        give_noble(s, p, last)
+    elif met > 1:
+        s.phase = PH_NOBLE
+        return
+    finish_turn(s)
+
+
+cdef inline void base_apply(State* s, int a) noexcept nogil:
+    """apply_action in the base game's main phase (no modules: no stronghold, trading post or
+    Orient card, so no pending decision; a price is paid in coloured and gold tokens only)."""
+    cdef Player* p = &s.p[s.to_move]
+    cdef int i, card, d, gold
+    cdef uint64_t t, price, miss, paid
+    if a == A_PASS:
+        s.passes += 1
+        after_returns(s)   # a noble met earlier but not yet received still visits
+        return
+    s.passes = 0
+    if a >= A_BUY_SLOT:
+        if a < A_BUY_HAND:
+            i = a - A_BUY_SLOT
+            card = (&s.market[0][0])[i]
+            (&s.market[0][0])[i] = draw(s, i // NSLOT)
+        else:
+            i = a - A_BUY_HAND
+            card = p.res[i]
+            p.nres -= 1
+            while i < p.nres:
+                p.res[i] = p.res[i + 1]
+                p.res_deck[i] = p.res_deck[i + 1]
+                i += 1
+            p.res[p.nres] = -1      # canonical bytes past the hand (Core.key)
+            p.res_deck[p.nres] = -1
+        # pay (as pay(): coloured tokens, then gold for the rest), all colours at once: no
+        # byte borrows (paid <= tokens, gold <= gold tokens) or carries (a bank stays small)
+        price = deficit8(T.cost8[card], bonus8(p))
+        miss = deficit8(price, tokens8(p))
+        paid = price - miss + (<uint64_t>sum8(miss) << (8 * GOLD))
+        memcpy(&t, p.tokens, 8)
+        t -= paid
+        memcpy(p.tokens, &t, 8)
+        memcpy(&t, s.bank, 8)
+        t += paid
+        memcpy(s.bank, &t, 8)
+        # gain
+        p.cards[card >> 6] |= (<uint64_t>1) << (card & 63)
+        p.ncards += 1
+        p.points += T.points[card]
+        p.bonus[T.bonus[card]] += T.bonus_n[card]
+    elif a < A_RES_SLOT:
+        # the takes: the bank has the tokens, no byte borrows or carries
+        memcpy(&t, p.tokens, 8)
+        t += TAKE8[a]
+        memcpy(p.tokens, &t, 8)
+        memcpy(&t, s.bank, 8)
+        t -= TAKE8[a]
+        memcpy(s.bank, &t, 8)
+    elif a < A_RES_DECK:
+        i = a - A_RES_SLOT
+        add_reserve(s, p, (&s.market[0][0])[i], -1)
+        (&s.market[0][0])[i] = draw(s, i // NSLOT)
+    else:
+        d = a - A_RES_DECK
+        add_reserve(s, p, draw(s, d), d)
+    if total_tokens(p) > TOKEN_LIMIT:
+        s.phase = PH_RETURN
+        s.ret_min = 0
+        return
+    base_after_returns(s, p)
+
+
 cdef void apply_action(State* s, int a) noexcept nogil:
     """Apply a legal action id (the caller guarantees legality)."""
     cdef Player* p = &s.p[s.to_move]
     cdef int c, i, lv, sl, card, d
+    if s.phase == PH_MAIN and s.modules == 0:
+        base_apply(s, a)
+        return
     if s.phase == PH_RETURN:
         c = a - A_RETURN
         p.tokens[c] -= 1
