@@ -49,6 +49,7 @@ cdef extern from *:
 
 cdef const Tables* T = get_tables()
 cdef int TAKE3_COLS[10][3]
+cdef unsigned int TAKE3_AVAIL[10]   # the colours of each take of three, as a bit mask
 cdef int TAKE2_COLS[10][2]
 # NEED_W[points][sf] = (1 + points) / (1 + sf)^2, the weight of a card in add_need (a table: the
 # division was a fifth of the cost of score_actions; the values are the same floats)
@@ -61,6 +62,7 @@ def _init():
     cdef int pts, sf
     from itertools import combinations
     for i, combo in enumerate(combinations(range(NCOL), 3)):
+        TAKE3_AVAIL[i] = sum(1 << c for c in combo)
         for j in range(3):
             TAKE3_COLS[i][j] = combo[j]
     for i, combo in enumerate(combinations(range(NCOL), 2)):
@@ -252,23 +254,14 @@ cdef int best_buy(const State* s, const int* acts, int n, float* scores, int* lo
     return best if best_sc >= 3.5 else -1
 
 
-cdef int score_actions(const State* s, const int* acts, int n, float* scores) noexcept nogil:
-    """Heuristic desirability of each action for the player to move (higher is better).
-    Returns the index of the best one."""
-    cdef const Player* p = &s.p[s.to_move]
-    cdef float need[NCOL]
-    cdef float mx = 0, sc, best_sc = -1e30
-    cdef int i, c, a, lv, sl, card, best = 0
-    cdef uint64_t have, wants
-    if s.phase == PH_NOBLE:   # every noble is worth the same 3 points
-        for i in range(n):
-            scores[i] = 1.0
-            if (p.held >> (acts[i] - A_NOBLE)) & 1:
-                scores[i] = 0.5   # Orient: a held noble stays this player's; take a face-up one first
-        return 0
+cdef inline void fill_need(const State* s, const Player* p, float* need) noexcept nogil:
+    """What the cards in view (market and p's own reserves) still ask of p's gems, per colour,
+    scaled to a maximum of 1: the take scores of score_actions."""
+    cdef int i, c, lv, sl, card
+    cdef float mx = 0
+    cdef uint64_t have = have8(p)
     for c in range(NCOL):
         need[c] = 0
-    have = have8(p)
     for lv in range(NLEV):
         for sl in range(s.nslots):
             card = s.market[lv][sl]
@@ -284,6 +277,45 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
         mx = 1.0 / mx
         for c in range(NCOL):
             need[c] *= mx
+
+
+cdef float base_take3_max(const State* s) noexcept nogil:
+    """The best score_actions score of the legal takes of three colours in the base game's main
+    phase (the same floats), or -1e30 when fewer than three colours are in the bank."""
+    cdef float need[NCOL]
+    cdef float sc, best = -1e30
+    cdef int i, c, navail = 0
+    cdef unsigned int avail = 0
+    for c in range(NCOL):
+        if s.bank[c] > 0:
+            avail |= 1 << c
+            navail += 1
+    if navail < 3:
+        return best
+    fill_need(s, &s.p[s.to_move], need)
+    for i in range(10):
+        if (TAKE3_AVAIL[i] & avail) == TAKE3_AVAIL[i]:
+            sc = need[TAKE3_COLS[i][0]] + need[TAKE3_COLS[i][1]] + need[TAKE3_COLS[i][2]]
+            if sc > best:
+                best = sc
+    return best
+
+
+cdef int score_actions(const State* s, const int* acts, int n, float* scores) noexcept nogil:
+    """Heuristic desirability of each action for the player to move (higher is better).
+    Returns the index of the best one."""
+    cdef const Player* p = &s.p[s.to_move]
+    cdef float need[NCOL]
+    cdef float mx = 0, sc, best_sc = -1e30
+    cdef int i, c, a, lv, sl, card, best = 0
+    cdef uint64_t have, wants
+    if s.phase == PH_NOBLE:   # every noble is worth the same 3 points
+        for i in range(n):
+            scores[i] = 1.0
+            if (p.held >> (acts[i] - A_NOBLE)) & 1:
+                scores[i] = 0.5   # Orient: a held noble stays this player's; take a face-up one first
+        return 0
+    fill_need(s, p, need)
     if s.phase > PH_NOBLE:   # a Cities of Splendor decision
         return decision_scores(s, p, acts, n, scores, need)
     # legal_actions lists the main phase's actions by kind, in increasing ids: each common kind
@@ -398,7 +430,10 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
                 best_sc = sc
                 best = i
             scores[i] = sc
-        if best_sc >= 3.5:
+        # below 3.5 every buy scores 3: then only a take of three colours can score as much
+        # (the other takes, reserves and the pass score under 2.2); when none does, the
+        # full scoring's ties are the buys alone
+        if best_sc >= 3.5 or base_take3_max(s) < best_sc:
             for i in range(nb):
                 if scores[i] == scores[best]:
                     nties += 1
