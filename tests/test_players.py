@@ -172,9 +172,10 @@ def test_exploration_grows_with_visits():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_speedups_change_nothing(players):
-    """The search's prior cache and the playout policy's shortcut are pure speed-ups: the same
-    seeded searches give the same visits and values with them switched off."""
-    from splendor_ai import _mcts, _policy
+    """The search's prior cache, the playout policy's shortcuts and the engine's base-game move
+    generation and apply are pure speed-ups: the same seeded searches give the same visits and
+    values with them switched off."""
+    from splendor_ai import _engine, _mcts, _policy
     views = _mid_game_views(players, 11 * players, 5)
     # a position where the mover (seat 1) must reckon with seat 0's blind reserve
     st = State.new(2, seed=5)
@@ -195,8 +196,38 @@ def test_speedups_change_nothing(players):
     try:
         _mcts.set_prior_cache(False)
         _policy.set_fast_paths(False)
+        _engine.set_base_paths(False)
         slow = run()
     finally:
         _mcts.set_prior_cache(True)
         _policy.set_fast_paths(True)
+        _engine.set_base_paths(True)
     assert fast == slow
+
+
+def test_base_paths_change_nothing():
+    """The engine's base-game main phase (move generation and apply) gives the same moves and
+    states as the general code: random games, every state compared byte for byte."""
+    from splendor_ai import _engine
+    from splendor_ai._engine import Core
+
+    def games(on):
+        _engine.set_base_paths(on)
+        try:
+            out = []
+            for players in (2, 3, 4):
+                for seed in range(6):
+                    c = Core.new(players, seed)
+                    k = 0
+                    while not c.over:
+                        acts = c.legal_actions()
+                        buys = [a for a in acts if 54 <= a < 75]   # buy when it can, half the time
+                        pick = buys if buys and k % 2 else acts
+                        c.apply(pick[(seed * 7919 + k * 104729) % len(pick)])
+                        out.append((tuple(acts), c.key()))
+                        k += 1
+            return out
+        finally:
+            _engine.set_base_paths(True)
+
+    assert games(True) == games(False)

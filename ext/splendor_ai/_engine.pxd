@@ -258,6 +258,7 @@ cdef void apply_action(State* s, int a) noexcept nogil
 cdef bint can_afford(const Player* p, int card) noexcept nogil
 cdef int total_tokens(const Player* p) noexcept nogil
 cdef int action_key(const State* s, int a) noexcept nogil
+cdef void action_keys(const State* s, const int* acts, int n, int* keys) noexcept nogil
 cdef void hide_for(State* s, int seat) noexcept nogil
 cdef int determinize(State* s, Rng* r) noexcept nogil
 cdef int deal_prepare(const State* s, Deal* deal) noexcept nogil

@@ -233,6 +233,17 @@ cdef inline bint market_open(const State* s, int lv, int sl, int seat) noexcept 
     return s.sh[lv][sl] == 0 or (s.sh[lv][sl] >> 2) == seat
 
 
+cdef int BASE_PATHS = 1   # 0: the base game's main phase through the general code (for tests)
+
+
+def set_base_paths(bint on):
+    """Switch the base game's own move generation and apply (main_legal_base, base_apply) on
+    or off; off, the base game's main phase goes through the general code that the modules
+    use. For tests, which check that the moves and states are the same either way."""
+    global BASE_PATHS
+    BASE_PATHS = on
+
+
 cdef int legal_actions(const State* s, int* out) noexcept nogil:
     cdef int n = 0, c, i, lv, sl, card, navail = 0, excess, suffix
     cdef unsigned int m
@@ -267,7 +278,7 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
         return n
     if s.phase != PH_MAIN:
         return decision_legal(s, out)
-    if s.modules == 0:
+    if s.modules == 0 and BASE_PATHS:
         return main_legal_base(s, out)
     for c in range(NCOL):
         if s.bank[c] > 0:
@@ -394,6 +405,13 @@ cdef int base_buys(const State* s, int* out) noexcept nogil:
         out[n] = A_BUY_HAND + i
         n += card >= 0 and sum8(deficit8(T.cost8[card], have)) <= gold
     return n
+
+
+cdef void action_keys(const State* s, const int* acts, int n, int* keys) noexcept nogil:
+    """keys[i] = action_key(s, acts[i]) for i < n (one call for a whole list)."""
+    cdef int i
+    for i in range(n):
+        keys[i] = action_key(s, acts[i])
 
 
 cdef int action_key(const State* s, int a) noexcept nogil:
@@ -959,7 +977,7 @@ cdef void apply_action(State* s, int a) noexcept nogil:
     """Apply a legal action id (the caller guarantees legality)."""
     cdef Player* p = &s.p[s.to_move]
     cdef int c, i, lv, sl, card, d
-    if s.phase == PH_MAIN and s.modules == 0:
+    if s.phase == PH_MAIN and s.modules == 0 and BASE_PATHS:
         base_apply(s, a)
         return
     if s.phase == PH_RETURN:

@@ -18,7 +18,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from splendor_ai._engine cimport (
-    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Deal, Player, Rng, State, action_key, apply_action, deal_apply,
+    MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Deal, Player, Rng, State, action_key, action_keys, apply_action, deal_apply,
     deal_prepare, determinize, legal_actions, random_playout, rng_next, rng_seed)
 from splendor_ai._policy cimport NWEIGHTS, Weights, fill_weights, policy_playout, score_actions, win_probs
 
@@ -368,8 +368,7 @@ cdef class Search:
                 P = <float*>&self.pool[off + 4 + 2 * self.pool[off + 3]]
             else:
                 n = legal_actions(&s, acts)
-                for i in range(n):
-                    keys[i] = action_key(&s, acts[i])
+                action_keys(&s, acts, n, keys)
                 A = acts
                 K = keys
                 P = prior

@@ -11,7 +11,7 @@ from libc.stdint cimport uint64_t
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
-    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
+    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCARDS, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
     Player, Rng, State, Tables, apply_action, base_buys, base_nonbuy_count, base_nonbuys, bonus8, deficit8,
     final_ranks, get_tables, have8, legal_actions, rng_below, rng_next, slot_card, sum8)
 from splendor_ai._engine cimport (
@@ -56,6 +56,10 @@ cdef int TAKE2_COLS[10][2]
 cdef enum:
     NEED_SF = 32
 cdef float NEED_W[8][NEED_SF]
+# RES_SC[card]: score_actions' score of reserving that face-up card; BUY_SC[points][wants]:
+# base_buy_score (the same floats as the expressions, computed once)
+cdef float RES_SC[NCARDS]
+cdef float BUY_SC[8][8]
 
 
 def _init():
@@ -71,6 +75,10 @@ def _init():
     for pts in range(8):
         for sf in range(NEED_SF):
             NEED_W[pts][sf] = (1.0 + pts) / ((1.0 + sf) * (1.0 + sf))
+        for sf in range(8):
+            BUY_SC[pts][sf] = 3.0 + 1.5 * pts + 0.5 * sf
+    for sf in range(NCARDS):
+        RES_SC[sf] = 0.2 + 0.25 * T.points[sf]
 
 
 _init()
@@ -218,7 +226,7 @@ cdef inline uint64_t noble_wants(const State* s, const Player* p) noexcept nogil
 cdef inline float base_buy_score(int card, uint64_t wants) noexcept nogil:
     """buy_score in the base game (`wants`: noble_wants of the buyer): 3, 1.5 a point, 0.5 for
     each face-up noble still short of the card's colour."""
-    return 3.0 + 1.5 * T.points[card] + 0.5 * <int>((wants >> (8 * T.bonus[card])) & 0xFF)
+    return BUY_SC[T.points[card]][(wants >> (8 * T.bonus[card])) & 0xFF]   # points <= 5, wants <= 5
 
 
 cdef int FAST_PATHS = 1   # 0: best_buy and base_pick off (tests check that they change nothing)
@@ -330,7 +338,7 @@ cdef int score_actions(const State* s, const int* acts, int n, float* scores) no
         scores[i] = 1.8 * need[acts[i] - A_TAKE2S]
         i += 1
     while i < n and A_RES_SLOT <= acts[i] < A_RES_DECK:
-        scores[i] = 0.2 + 0.25 * T.points[slot_card(s, acts[i] - A_RES_SLOT)]
+        scores[i] = RES_SC[slot_card(s, acts[i] - A_RES_SLOT)]
         i += 1
     while i < n and A_RES_DECK <= acts[i] < A_BUY_SLOT:
         scores[i] = 0.05
