@@ -894,11 +894,12 @@ cdef inline void base_after_returns(State* s, Player* p) noexcept nogil:
     """after_returns, after_noble and finish_turn in the base game (no modules)."""
     cdef int i, met = 0, last = -1
     cdef unsigned int m = s.nobles | p.held
-    cdef uint64_t b = bonus8(p)
+    cdef uint64_t bh = bonus8(p) | 0x8080808080ULL
     while m:
         i = ctz(m)
         m &= m - 1
-        if deficit8(T.noble8[i], b) == 0:
+        # byte c of bh - req is 128 + bonus - req (no borrows): all high bits set = met
+        if ((bh - T.noble8[i]) & 0x8080808080ULL) == 0x8080808080ULL:
             met += 1
             last = i
     if met == 1:

@@ -343,6 +343,7 @@ cdef class Search:
         cdef int32_t node, ch, created
         cdef const int32_t* kid
         cdef float q, u, bestu, wsum, mx, tot, fpu, cn
+        cdef double sq_new
         cdef int nsum
         cdef Node* nd
         t = <int>(self.iterations % self.ntrees)
@@ -419,6 +420,7 @@ cdef class Search:
                 # whichever move looked best early; growing c keeps them estimated (off by
                 # default: it settles the choice but won no games, experiments/README.md)
                 cn = self.prm.c * (1 + log(1 + self.nodes[node].visits / self.prm.c_base))
+            sq_new = sqrt(<float>(self.nodes[node].visits + 1))
             for i in range(n):
                 ch = child_of[i]
                 if self.prm.puct:
@@ -428,8 +430,7 @@ cdef class Search:
                     else:
                         # a child never tried has been available about as often as its parent
                         # was visited
-                        u = fpu + cn * P[i] * sqrt(<float>(self.nodes[ch].avail if ch >= 0
-                                                                       else self.nodes[node].visits + 1))
+                        u = fpu + cn * P[i] * (sqrt(<float>self.nodes[ch].avail) if ch >= 0 else sq_new)
                 else:
                     if ch < 0 or self.nodes[ch].visits == 0:
                         u = 1e20 + (rng_next(&self.rng) >> 40)

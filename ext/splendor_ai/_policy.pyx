@@ -5,7 +5,7 @@ The evaluation is what MCTS cut-offs, expectimax leaves and the greedy player sh
 scores drive the playout policy and the priors of the tree search. Weights and their meaning are
 documented in splendor_ai/players/evaluation.py, which also holds the tuned defaults.
 """
-from libc.math cimport exp
+from libc.math cimport ceil, exp
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t
 
@@ -212,14 +212,15 @@ cdef inline float buy_score(const State* s, const Player* p, int a) noexcept nog
 cdef inline uint64_t noble_wants(const State* s, const Player* p) noexcept nogil:
     """Per colour, packed (see have8): how many face-up nobles are still short of p's bonuses
     of that colour."""
-    cdef uint64_t b = bonus8(p), d, cnt = 0
+    cdef uint64_t bh = bonus8(p) | 0x8080808080ULL, cnt = 0
     cdef unsigned int m = s.nobles
     cdef int k
     while m:
         k = ctz(m)
         m &= m - 1
-        d = deficit8(T.noble8[k], b)
-        cnt += ((d + 0x7F7F7F7F7FULL) & 0x8080808080ULL) >> 7   # 1 in each byte where d > 0
+        # byte c of bh - req is 128 + bonus - req: no byte borrows, and the high bit is clear
+        # exactly where the noble wants more than the bonus
+        cnt += (~(bh - T.noble8[k]) & 0x8080808080ULL) >> 7
     return cnt
 
 
@@ -399,11 +400,11 @@ cdef int policy_pick(const State* s, const int* acts, int n, float eps, Rng* r) 
     return best
 
 
-cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
+cdef int base_pick(const State* s, uint64_t eps_thr, Rng* r) noexcept nogil:
     """acts[policy_pick(s, acts, legal_actions(s, acts), eps, r)] in the base game's main phase:
     the same action from the same random numbers, but the takes and reserves are listed only
     when the random action or the full scoring asks for them. Most turns of a playout buy a card
-    that scores 3.5 or more (best_buy), and that needs only the buys."""
+    that scores 3.5 or more (best_buy), and that needs only the buys. `eps_thr`: eps_threshold(eps)."""
     cdef int acts[MAXLEGAL]
     cdef int buys[MAXLEGAL]
     cdef float scores[MAXLEGAL]
@@ -421,7 +422,7 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
             return A_PASS
         base_nonbuys(s, acts)
         return acts[0]
-    if eps > 0 and (rng_next(r) >> 40) * (1.0 / 16777216.0) < eps:
+    if eps_thr and (rng_next(r) >> 40) < eps_thr:
         if n0 < 0:
             n0 = base_nonbuy_count(s)
         i = rng_below(r, n0 + nb)
@@ -460,15 +461,22 @@ cdef int base_pick(const State* s, float eps, Rng* r) noexcept nogil:
     return acts[best]
 
 
+cdef inline uint64_t eps_threshold(float eps) noexcept nogil:
+    """policy_pick's test for a random action, eps > 0 and (x >> 40) * 2**-24 < eps, is
+    (x >> 40) < eps_threshold(eps) (x >> 40 an integer below 2**24, eps * 2**24 exact)."""
+    return <uint64_t>ceil(<double>eps * 16777216.0) if eps > 0 else 0
+
+
 cdef int policy_playout(State* s, Rng* r, float eps, int max_turns) noexcept nogil:
     """Play the policy until the game ends or `max_turns` whole turns pass (<= 0: no limit).
     Returns the number of actions applied."""
     cdef int acts[MAXLEGAL]
     cdef int n, count = 0
     cdef int stop = s.turn + max_turns if max_turns > 0 else 1 << 30
+    cdef uint64_t eps_thr = eps_threshold(eps)
     while not s.over and s.turn < stop:
         if FAST_PATHS and s.modules == 0 and s.phase == PH_MAIN:
-            apply_action(s, base_pick(s, eps, r))
+            apply_action(s, base_pick(s, eps_thr, r))
         else:
             n = legal_actions(s, acts)
             apply_action(s, acts[policy_pick(s, acts, n, eps, r)])
