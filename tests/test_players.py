@@ -206,8 +206,9 @@ def test_speedups_change_nothing(players):
 
 
 def test_base_paths_change_nothing():
-    """The engine's base-game main phase (move generation and apply) gives the same moves and
-    states as the general code: random games, every state compared byte for byte."""
+    """The engine's base-game main phase (move generation and apply), which the Cities share,
+    gives the same moves and states as the general code: random games of the base game and of
+    the Cities, every state compared byte for byte."""
     from splendor_ai import _engine
     from splendor_ai._engine import Core
 
@@ -215,9 +216,9 @@ def test_base_paths_change_nothing():
         _engine.set_base_paths(on)
         try:
             out = []
-            for players in (2, 3, 4):
+            for players, modules in ((2, 0), (3, 0), (4, 0), (2, 1), (3, 1)):   # 1: the Cities
                 for seed in range(6):
-                    c = Core.new(players, seed)
+                    c = Core.new(players, seed, modules=modules)
                     k = 0
                     while not c.over:
                         acts = c.legal_actions()

@@ -278,7 +278,7 @@ cdef int legal_actions(const State* s, int* out) noexcept nogil:
         return n
     if s.phase != PH_MAIN:
         return decision_legal(s, out)
-    if s.modules == 0 and BASE_PATHS:
+    if (s.modules & ~MOD_CITIES) == 0 and BASE_PATHS:   # the Cities change no main-phase move
         return main_legal_base(s, out)
     for c in range(NCOL):
         if s.bank[c] > 0:
@@ -891,7 +891,8 @@ cdef void apply_decision(State* s, int a) noexcept nogil:
 
 
 cdef inline void base_after_returns(State* s, Player* p) noexcept nogil:
-    """after_returns, after_noble and finish_turn in the base game (no modules)."""
+    """after_returns, after_noble and finish_turn in the base game (and with the Cities, whose
+    city visit after_noble makes)."""
     cdef int i, met = 0, last = -1
     cdef unsigned int m = s.nobles | p.held
     cdef uint64_t bh = bonus8(p) | 0x8080808080ULL
@@ -907,12 +908,16 @@ cdef inline void base_after_returns(State* s, Player* p) noexcept nogil:
     elif met > 1:
         s.phase = PH_NOBLE
         return
-    finish_turn(s)
+    if s.modules:
+        after_noble(s)   # the Cities: a city met
+    else:
+        finish_turn(s)
 
 
 cdef inline void base_apply(State* s, int a) noexcept nogil:
-    """apply_action in the base game's main phase (no modules: no stronghold, trading post or
-    Orient card, so no pending decision; a price is paid in coloured and gold tokens only)."""
+    """apply_action in the base game's main phase, and with the Cities (no stronghold, trading
+    post or Orient card, so no pending decision; a price is paid in coloured and gold tokens
+    only)."""
     cdef Player* p = &s.p[s.to_move]
     cdef int i, card, d, gold
     cdef uint64_t t, price, miss, paid
@@ -978,7 +983,7 @@ cdef void apply_action(State* s, int a) noexcept nogil:
     """Apply a legal action id (the caller guarantees legality)."""
     cdef Player* p = &s.p[s.to_move]
     cdef int c, i, lv, sl, card, d
-    if s.phase == PH_MAIN and s.modules == 0 and BASE_PATHS:
+    if s.phase == PH_MAIN and (s.modules & ~MOD_CITIES) == 0 and BASE_PATHS:
         base_apply(s, a)
         return
     if s.phase == PH_RETURN:
