@@ -442,6 +442,19 @@ cdef inline int slot_deck(int lv, int sl) noexcept nogil:
     return lv if sl < NREG else NLEV + lv
 
 
+cdef inline int take_reserved(Player* p, int i) noexcept nogil:
+    """Remove card i of the player's hand (the rest move up) and return it."""
+    cdef int card = p.res[i]
+    p.nres -= 1
+    while i < p.nres:
+        p.res[i] = p.res[i + 1]
+        p.res_deck[i] = p.res_deck[i + 1]
+        i += 1
+    p.res[p.nres] = -1      # canonical bytes past the hand (Core.key)
+    p.res_deck[p.nres] = -1
+    return card
+
+
 cdef inline int draw(State* s, int d) noexcept nogil:
     cdef int card
     if s.deck_len[d] == 0:
@@ -932,15 +945,7 @@ cdef inline void base_apply(State* s, int a) noexcept nogil:
             card = (&s.market[0][0])[i]
             (&s.market[0][0])[i] = draw(s, i // NSLOT)
         else:
-            i = a - A_BUY_HAND
-            card = p.res[i]
-            p.nres -= 1
-            while i < p.nres:
-                p.res[i] = p.res[i + 1]
-                p.res_deck[i] = p.res_deck[i + 1]
-                i += 1
-            p.res[p.nres] = -1      # canonical bytes past the hand (Core.key)
-            p.res_deck[p.nres] = -1
+            card = take_reserved(p, a - A_BUY_HAND)
         # pay (as pay(): coloured tokens, then gold for the rest), all colours at once: no
         # byte borrows (paid <= tokens, gold <= gold tokens) or carries (a bank stays small)
         price = deficit8(T.cost8[card], bonus8(p))
@@ -1051,15 +1056,7 @@ cdef void apply_action(State* s, int a) noexcept nogil:
             take_from_market(s, lv, sl)
         buy(s, p, card)
     else:
-        i = a - A_BUY_HAND
-        card = p.res[i]
-        p.nres -= 1
-        while i < p.nres:
-            p.res[i] = p.res[i + 1]
-            p.res_deck[i] = p.res_deck[i + 1]
-            i += 1
-        p.res[p.nres] = -1      # canonical bytes past the hand (Core.key)
-        p.res_deck[p.nres] = -1
+        card = take_reserved(p, a - A_BUY_HAND)
         buy(s, p, card)
     if s.ntodo == 0 and s.modules == 0:
         # the base game's fast path: no pending decision can exist
