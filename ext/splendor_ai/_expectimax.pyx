@@ -312,6 +312,7 @@ cdef class Search:
         self.tt_hits = 0
         weights = p.pop("weights")
         module_weights = p.pop("module_weights", None)
+        phase_weights = p.pop("phase_weights", None)
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
         if self.algo not in (ALGO_PARANOID, ALGO_MAXN):
@@ -326,7 +327,7 @@ cdef class Search:
             raise ValueError(f"expected {NWEIGHTS} evaluation weights")
         for i in range(NWEIGHTS):
             self.wt.w[i] = weights[i]
-        fill_weights(&self.wt, weights, module_weights)
+        fill_weights(&self.wt, weights, module_weights, phase_weights)
         self.win = self.eval_bound + 2
         self.bound = self.win
         memcpy(&self.root, &view.s, sizeof(State))

@@ -192,13 +192,14 @@ cdef class Search:
         self.prm.eval_scale = p.pop("eval_scale")
         weights = p.pop("weights")
         module_weights = p.pop("module_weights", None)
+        phase_weights = p.pop("phase_weights", None)
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
         if len(weights) != NWEIGHTS:
             raise ValueError(f"expected {NWEIGHTS} evaluation weights")
         for i in range(NWEIGHTS):
             self.prm.weights.w[i] = weights[i]
-        fill_weights(&self.prm.weights, weights, module_weights)
+        fill_weights(&self.prm.weights, weights, module_weights, phase_weights)
         self.ntrees = dets if mode == MODE_PIMC else 1
         if not 1 <= self.ntrees <= MAXDETS:
             raise ValueError(f"dets must be 1-{MAXDETS}")

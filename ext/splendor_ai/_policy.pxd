@@ -9,9 +9,11 @@ cdef enum:
 # evaluation weights, in this order (see splendor_ai/players/evaluation.py for their meaning)
 ctypedef struct Weights:
     float w[NWEIGHTS]
+    float ph[NWEIGHTS]   # slope of each base weight with the game's phase (0 at the start, 1 at 15 points)
+    int phased           # any ph nonzero
     float m[NMWEIGHTS]   # module terms; read only when State.modules is set
 
-cdef int fill_weights(Weights* wt, object weights, object module_weights) except -1
+cdef int fill_weights(Weights* wt, object weights, object module_weights, object phase_weights=*) except -1
 cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil
 cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) noexcept nogil
 cdef void terminal_values(const State* s, float* out) noexcept nogil

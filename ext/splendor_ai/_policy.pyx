@@ -11,7 +11,7 @@ from libc.stdint cimport uint64_t
 
 from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_TAKE1, A_TAKE2D,
-    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCARDS, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
+    A_TAKE2S, A_TAKE3, END_POINTS, GOLD, WIN_POINTS, PH_MAIN, PH_NOBLE, MAXLEGAL, MAXP, MAXRES, NCARDS, NCOL, NLEV, NNOBLES, NSLOT, NTOK,
     Player, Rng, State, Tables, apply_action, base_buys, base_nonbuy_count, base_nonbuys, bonus8, deficit8,
     final_ranks, get_tables, have8, legal_actions, rng_below, rng_next, slot_card, sum8)
 from splendor_ai._engine cimport (
@@ -108,8 +108,21 @@ cdef float noble_progress(const State* s, const Player* p) noexcept nogil:
 cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil:
     """A value per seat, in prestige-point units (see evaluation.py for the terms)."""
     cdef int i, c, j, lv, sl, card, gems, bonuses, best, sf
-    cdef float res
+    cdef float res, phase
+    cdef float wph[8]
+    cdef const float* w = wt.w
     cdef const Player* p
+    if wt.phased:
+        # the terms' worth changes as the game nears its end (points count more, discounts less:
+        # experiments/fit_value.py), so each weight moves linearly with the leader's points
+        best = 0
+        for i in range(s.nplayers):
+            if s.p[i].points > best:
+                best = s.p[i].points
+        phase = (best if best < WIN_POINTS else WIN_POINTS) / <float>WIN_POINTS
+        for j in range(8):
+            wph[j] = wt.w[j] + wt.ph[j] * phase
+        w = wph
     for i in range(s.nplayers):
         p = &s.p[i]
         gems = 0
@@ -133,9 +146,9 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
                 card = s.market[lv][sl]
                 if card >= 0 and T.points[card] > best and shortfall(p, card) <= p.tokens[GOLD]:
                     best = T.points[card]
-        out[i] = (wt.w[0] * p.points + wt.w[1] * bonuses + wt.w[2] * noble_progress(s, p)
-                  + wt.w[3] * gems + wt.w[4] * p.tokens[GOLD] + wt.w[5] * res + wt.w[6] * best
-                  + wt.w[7] * (s.to_move == i))
+        out[i] = (w[0] * p.points + w[1] * bonuses + w[2] * noble_progress(s, p)
+                  + w[3] * gems + w[4] * p.tokens[GOLD] + w[5] * res + w[6] * best
+                  + w[7] * (s.to_move == i))
         if s.modules:
             out[i] += module_eval(s, wt, i, best)
 
@@ -791,12 +804,22 @@ cdef int decision_scores(const State* s, const Player* p, const int* acts, int n
 from splendor_ai._engine cimport Core
 
 
-cdef int fill_weights(Weights* wt, object weights, object module_weights) except -1:
+cdef int fill_weights(Weights* wt, object weights, object module_weights, object phase_weights=None) except -1:
     """Fill the weights: `weights` the base terms (10), `module_weights` the module terms
-    (None: evaluation.MODULE_WEIGHTS)."""
+    (None: evaluation.MODULE_WEIGHTS), `phase_weights` the base terms' slopes with the game's
+    phase (10; None: no slopes)."""
     cdef int i
     if len(weights) != NWEIGHTS:
         raise ValueError(f"expected {NWEIGHTS} evaluation weights")
+    if phase_weights is None:
+        phase_weights = [0.0] * NWEIGHTS
+    if len(phase_weights) != NWEIGHTS:
+        raise ValueError(f"expected {NWEIGHTS} phase weights")
+    wt.phased = 0
+    for i in range(NWEIGHTS):
+        wt.ph[i] = phase_weights[i]
+        if phase_weights[i] != 0:
+            wt.phased = 1
     if module_weights is None:
         from splendor_ai.players.evaluation import MODULE_WEIGHTS
         module_weights = MODULE_WEIGHTS
@@ -809,13 +832,18 @@ cdef int fill_weights(Weights* wt, object weights, object module_weights) except
     return 0
 
 
-def evaluate(Core core, weights, module_weights=None):
-    """The static evaluation of every seat (`module_weights`: None for the defaults)."""
+def evaluate(Core core, weights, module_weights=None, phase_weights=None):
+    """The static evaluation of every seat (`module_weights`: None for the defaults;
+    `phase_weights`: None for none)."""
     cdef Weights wt
     cdef float out[MAXP]
     cdef int i
+    wt.phased = 0
     for i in range(NWEIGHTS):
         wt.w[i] = weights[i] if i < len(weights) else 0.0
+        wt.ph[i] = phase_weights[i] if phase_weights is not None and i < len(phase_weights) else 0.0
+        if wt.ph[i] != 0:
+            wt.phased = 1
     if module_weights is None:
         from splendor_ai.players.evaluation import MODULE_WEIGHTS
         module_weights = MODULE_WEIGHTS

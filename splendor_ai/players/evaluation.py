@@ -67,11 +67,14 @@ NAMES = ("points", "bonuses", "noble_progress", "gems", "gold", "reserved", "bes
 DEFAULT_WEIGHTS = (1.0, 2.349, 0.75, 0.269, 0.0, 0.124, 0.688, 0.0, 0.0, 0.0)
 DEFAULT_SCALE = 0.6
 
+NO_PHASE = (0.0,) * 10
+
 MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",
                 "sh_blocked", "sh_own", "sh_conquest", "unused9", "unused10", "unused11")
 MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0)
 
 
-def evaluate(game: State | View, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS) -> list[float]:
+def evaluate(game: State | View, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS,
+             phase_weights=NO_PHASE) -> list[float]:
     """The evaluation of every seat of a state or view."""
-    return _policy.evaluate(game._core, list(weights), list(module_weights))
+    return _policy.evaluate(game._core, list(weights), list(module_weights), list(phase_weights))

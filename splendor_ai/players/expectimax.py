@@ -24,7 +24,7 @@ from .. import _expectimax
 from ..errors import ConfigError
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS
+from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE
 from .keys import line_to_moves
 from .mcts import derive_seed
 
@@ -40,7 +40,7 @@ class ExpectimaxPlayer(Player):
     finds several times faster: a turn ending with 10+ tokens can have 500 return choices at the
     root), tt_bits (transposition table of 2^tt_bits entries, 16 bytes each; default 16, 0 = none),
     eval_bound (leaf clamp, default 30), eval_scale (score -> win chance), weights, module_weights
-    (the Cities of Splendor terms).
+    (the Cities of Splendor terms), phase_weights (each base weight's slope with the game's phase).
 
     `MoveInfo.visits` is the number of nodes searched below that root move (last depth, all
     worlds); `SearchInfo.extra` has depth (reached), nodes_per_s (per CPU second of the search),
@@ -49,7 +49,8 @@ class ExpectimaxPlayer(Player):
     def __init__(self, seed: int = 0, depth: int | None = None, seconds: float | None = None,
                  dets: int = 1, chance_samples: int = 4, algo: str = "paranoid",
                  eval_bound: float = 30.0, exact_root: bool | int = 4, tt_bits: int = 16,
-                 eval_scale: float = DEFAULT_SCALE, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS):
+                 eval_scale: float = DEFAULT_SCALE, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS,
+                 phase_weights=NO_PHASE):
         if algo not in ALGOS:
             raise ConfigError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
         if depth is None and seconds is None:
@@ -74,6 +75,8 @@ class ExpectimaxPlayer(Player):
             raise ConfigError(f"tt_bits must be an integer in 0-26, got {tt_bits!r}")
         if len(weights) != 10:
             raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
+        if len(phase_weights) != 10:
+            raise ConfigError("phase_weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
         if len(module_weights) != len(MODULE_WEIGHTS):
             raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
@@ -83,7 +86,8 @@ class ExpectimaxPlayer(Player):
         self.params = {"algo": ALGOS[algo], "chance_samples": chance_samples,
                        "eval_bound": float(eval_bound), "root_exact": exact_root, "tt_bits": tt_bits,
                        "weights": [float(w) for w in weights],
-                       "module_weights": [float(w) for w in module_weights]}
+                       "module_weights": [float(w) for w in module_weights],
+                       "phase_weights": [float(w) for w in phase_weights]}
 
     def choose(self, view: View, limit: Limit | None = None) -> Decision:
         if isinstance(view, State):

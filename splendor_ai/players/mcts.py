@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ..move import Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS
+from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE
 from .keys import is_decision, line_to_moves, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
@@ -43,7 +43,8 @@ class MCTSPlayer(Player):
                  c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
                  weights=DEFAULT_WEIGHTS, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
-                 workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS):
+                 workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS,
+                 phase_weights=NO_PHASE):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if rollout not in ("policy", "random"):
@@ -60,6 +61,8 @@ class MCTSPlayer(Player):
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
         if len(weights) != 10:
             raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
+        if len(phase_weights) != 10:
+            raise ConfigError("phase_weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
         if len(module_weights) != len(MODULE_WEIGHTS):
             raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
@@ -71,7 +74,8 @@ class MCTSPlayer(Player):
                        "fpu": float(fpu), "eps": float(eps), "random_rollout": int(rollout == "random"),
                        "cutoff": int(cutoff), "eval_scale": float(eval_scale),
                        "weights": [float(w) for w in weights],
-                       "module_weights": [float(w) for w in module_weights]}
+                       "module_weights": [float(w) for w in module_weights],
+                       "phase_weights": [float(w) for w in phase_weights]}
         self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
         self.reset()
 

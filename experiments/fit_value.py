@@ -1,0 +1,166 @@
+"""Fit the evaluation's weights to game outcomes (logistic regression on recorded positions).
+
+The search backs up `softmax(eval_scale * value)` at its cut-offs, so for two players the win
+chance it assumes is `sigmoid(eval_scale * sum_k w_k * (f_k(seat 0) - f_k(seat 1)))`, where f_k are
+the evaluation's terms (splendor_ai/players/evaluation.py). That is a logistic regression, and the
+recorded games of the tournaments in experiments/results are its data: every position of every
+two-player base game between search players, labelled with who won. The weights SPSA tuned
+(experiments/tune_eval.py) were chosen for the one-ply greedy player; this asks instead which
+weights predict the winner best, which is what a cut-off needs.
+
+    python experiments/fit_value.py                      # all 2-player base-game records
+    python experiments/fit_value.py --holdout 0.25 --out experiments/results/fit_value
+
+Prints the held-out log loss and accuracy of the current weights, of fitted ones and of fitted
+ones that move with the game's phase (each weight w + slope * min(leader's points, 15) / 15, the
+evaluation's `phase_weights`), the weights fitted on every game (in the evaluation's units, for
+eval_scale = DEFAULT_SCALE) and the plain fit per game phase.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import pathlib
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from splendor_ai import _policy  # noqa: E402
+from splendor_ai.players.evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, NAMES  # noqa: E402
+from splendor_ai.records import read_records  # noqa: E402
+from splendor_ai.state import State  # noqa: E402
+
+NTERMS = 8   # points .. tempo; w[8], w[9] are unused
+WIN = 15
+ZERO_MODULES = [0.0] * 12
+
+
+def terms(state: State) -> np.ndarray:
+    """The evaluation's terms per seat, shape (seats, NTERMS): the evaluation with unit weights."""
+    out = np.empty((state.config.players, NTERMS))
+    for k in range(NTERMS):
+        unit = [0.0] * 10
+        unit[k] = 1.0
+        out[:, k] = _policy.evaluate(state._core, unit, ZERO_MODULES)
+    return out
+
+
+def positions(paths, search_only: bool = True):
+    """(game id, X row = terms(seat 0) - terms(seat 1), label, max points) for every position of
+    every 2-player base-game record in `paths`; a game's seat 0 wins -> 1, draw 0.5."""
+    gid = 0
+    for path in paths:
+        for rec in read_records(path):
+            if rec.config.players != 2 or rec.config.modules or rec.result is None:
+                continue
+            if search_only and any(p.split("(")[0] in ("random", "greedy") for p in rec.players):
+                continue
+            winners = rec.result.winners
+            y = 0.5 if len(winners) != 1 else float(winners[0] == 0)
+            st = State(rec.start)
+            for text in rec.moves:
+                t = terms(st)
+                yield gid, t[0] - t[1], y, float(t[:, 0].max())
+                st.push(text)
+            gid += 1
+
+
+def fit_logistic(X, y, l2=1e-3, iters=50):
+    """Newton's method (IRLS) for a logistic regression without intercept (the model is
+    antisymmetric in the seats), with a small ridge."""
+    beta = np.zeros(X.shape[1])
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-X @ beta))
+        g = X.T @ (p - y) + l2 * beta
+        H = (X * (p * (1 - p))[:, None]).T @ X + l2 * np.eye(X.shape[1])
+        step = np.linalg.solve(H, g)
+        beta -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return beta
+
+
+def log_loss(X, y, beta):
+    z = X @ beta
+    # log(1 + e^-z) for y=1 and log(1 + e^z) for y=0, stably; draws count half each
+    return float(np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)))
+
+
+def accuracy(X, y, beta):
+    z = X @ beta
+    decided = y != 0.5
+    return float(np.mean((z[decided] > 0) == (y[decided] == 1)))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--records", nargs="*", default=None,
+                    help="games.jsonl files (default: every one under experiments/results)")
+    ap.add_argument("--holdout", type=float, default=0.25, help="share of games held out for testing")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None, help="a folder for report.txt and weights.json")
+    args = ap.parse_args(argv)
+    root = pathlib.Path(__file__).resolve().parent / "results"
+    paths = args.records or sorted(glob.glob(str(root / "**" / "games.jsonl"), recursive=True))
+    rows = list(positions(paths))
+    if not rows:
+        ap.error("no two-player base-game records between search players in the given files")
+    g = np.array([r[0] for r in rows])
+    X = np.array([r[1] for r in rows])
+    y = np.array([r[2] for r in rows])
+    pts = np.array([r[3] for r in rows])
+    rng = np.random.default_rng(args.seed)
+    games = np.unique(g)
+    test_games = set(rng.choice(games, size=int(len(games) * args.holdout), replace=False).tolist())
+    test = np.array([gi in test_games for gi in g])
+    train = ~test
+    cur = DEFAULT_SCALE * np.array(DEFAULT_WEIGHTS[:NTERMS])
+    beta = fit_logistic(X[train], y[train])
+    # the phased model: each weight moves linearly with the leader's points (capped at 15)
+    Z = np.hstack([X, X * (np.minimum(pts, WIN) / WIN)[:, None]])
+    gamma = fit_logistic(Z[train], y[train])
+    lines = [f"records: {len(paths)} files, {len(games)} games, {len(rows)} positions "
+             f"({int(train.sum())} train / {int(test.sum())} held out, by game)",
+             "",
+             "held-out                   log loss   accuracy",
+             f"  current weights          {log_loss(X[test], y[test], cur):.4f}     {accuracy(X[test], y[test], cur):.3f}",
+             f"  fitted                   {log_loss(X[test], y[test], beta):.4f}     {accuracy(X[test], y[test], beta):.3f}",
+             f"  fitted, with phase       {log_loss(Z[test], y[test], gamma):.4f}     {accuracy(Z[test], y[test], gamma):.3f}",
+             f"  coin                     {np.log(2):.4f}",
+             ""]
+    # the weights to use: fitted on every game (the held-out split above only measures them)
+    beta = fit_logistic(X, y) / DEFAULT_SCALE
+    gamma = fit_logistic(Z, y) / DEFAULT_SCALE
+    lines += [f"weights fitted on every game (evaluation units at eval_scale={DEFAULT_SCALE}):",
+              "  term              current   fitted   phased: at 0 points, slope to 15"]
+    for k in range(NTERMS):
+        lines.append(f"  {NAMES[k]:16s} {DEFAULT_WEIGHTS[k]:8.3f} {beta[k]:8.3f}   {gamma[k]:8.3f} {gamma[NTERMS + k]:8.3f}")
+    lines += ["", "fitted per phase (most points on the table), all games:",
+              "  phase      n     " + " ".join(f"{NAMES[k][:8]:>8s}" for k in range(NTERMS))]
+    for lo, hi in ((0, 4), (4, 8), (8, 12), (12, 99)):
+        m = (pts >= lo) & (pts < hi)
+        if m.sum() < 100:
+            continue
+        b = fit_logistic(X[m], y[m]) / DEFAULT_SCALE
+        lines.append(f"  {lo:2d}-{min(hi, 15) - 1:2d}  {int(m.sum()):7d}  " + " ".join(f"{v:8.3f}" for v in b))
+    report = "\n".join(lines)
+    print(report)
+    if args.out:
+        out = pathlib.Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        cmd = "python experiments/fit_value.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        (out / "report.txt").write_text(f"$ {cmd.strip()}\n\n{report}\n")
+        pad = [0.0] * (10 - NTERMS)
+        (out / "weights.json").write_text(json.dumps({
+            "eval_scale": DEFAULT_SCALE,
+            "linear": {"weights": [round(float(v), 3) for v in beta] + pad},
+            "phased": {"weights": [round(float(v), 3) for v in gamma[:NTERMS]] + pad,
+                       "phase_weights": [round(float(v), 3) for v in gamma[NTERMS:]] + pad}}) + "\n")
+
+
+if __name__ == "__main__":
+    from splendor_ai.tournament import cli
+    sys.exit(cli.main(main, "fit_value"))

@@ -1,0 +1,65 @@
+"""The static evaluation's phase weights and the script that fits the weights to game outcomes."""
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from splendor_ai.errors import ConfigError
+from splendor_ai.players import make_player
+from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE, evaluate
+from splendor_ai.state import State
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOPES = (1.2, -0.8, 0.3, 0.35, 0.5, 0.2, 0.9, 1.1, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_phase_weights_move_each_weight_with_the_leaders_points(seed):
+    """With slopes, a seat's value is the evaluation at weights w + slope * min(leader's points,
+    15) / 15, at every position of a random game played to its end (past 15 points, where the
+    phase stays 1)."""
+    st = State.new(2, seed=seed)
+    rng = random.Random(seed)
+    leaders = set()
+    while True:
+        lead = min(max(p.points for p in st.seats), 15)
+        leaders.add(lead)
+        at = [w + s * lead / 15 for w, s in zip(DEFAULT_WEIGHTS, SLOPES)]
+        got = evaluate(st, DEFAULT_WEIGHTS, MODULE_WEIGHTS, SLOPES)
+        assert got == pytest.approx(evaluate(st, at), rel=1e-5, abs=1e-4)
+        if st.is_over():
+            break
+        st.push(rng.choice(list(st.legal_moves)))
+    assert 0 in leaders and 15 in leaders
+    assert evaluate(st, DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE) == evaluate(st)
+
+
+def test_phase_weights_are_validated():
+    for spec in ("mcts(phase_weights=(1.0, 2.0))", "expectimax(phase_weights=(1.0,))"):
+        with pytest.raises(ConfigError, match="phase_weights must hold 10 numbers"):
+            make_player(spec)
+
+
+def test_fit_value_reports_and_writes_weights(tmp_path):
+    """The fit on a few recorded games: a report comparing the weights' held-out log loss and
+    weights.json with the linear and the phased weights, 10 of each."""
+    games = tmp_path / "h2h"
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "head_to_head.py"), "mcts(iterations=30)",
+                        "mcts(iterations=10)", "--deals", "4", "--out", str(games), "--no-progress"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "fit"
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
+                        str(games / "games.jsonl"), "--holdout", "0.5", "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report = (out / "report.txt").read_text()
+    assert "8 games" in report and "fitted, with phase" in report
+    w = json.loads((out / "weights.json").read_text())
+    assert len(w["linear"]["weights"]) == len(w["phased"]["weights"]) == len(w["phased"]["phase_weights"]) == 10
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
+                        str(tmp_path / "missing.jsonl")], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
