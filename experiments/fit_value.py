@@ -48,13 +48,16 @@ def terms(state: State) -> np.ndarray:
     return out
 
 
-def positions(paths, search_only: bool = True):
+def positions(paths, before: str | None = None, search_only: bool = True):
     """(game id, X row = terms(seat 0) - terms(seat 1), label, max points) for every position of
-    every 2-player base-game record in `paths`; a game's seat 0 wins -> 1, draw 0.5."""
+    every 2-player base-game record in `paths` (played before `before`, an ISO date, if given); a
+    game's seat 0 wins -> 1, draw 0.5."""
     gid = 0
     for path in paths:
         for rec in read_records(path):
             if rec.config.players != 2 or rec.config.modules or rec.result is None:
+                continue
+            if before and str((rec.meta or {}).get("date", "")) >= before:
                 continue
             if search_only and any(p.split("(")[0] in ("random", "greedy") for p in rec.players):
                 continue
@@ -101,11 +104,13 @@ def main(argv=None):
                     help="games.jsonl files (default: every one under experiments/results)")
     ap.add_argument("--holdout", type=float, default=0.25, help="share of games held out for testing")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--before", default=None, metavar="ISO_DATE",
+                    help="only records played before this date (meta.date), e.g. 2026-11-30T17:46")
     ap.add_argument("--out", default=None, help="a folder for report.txt and weights.json")
     args = ap.parse_args(argv)
     root = pathlib.Path(__file__).resolve().parent / "results"
     paths = args.records or sorted(glob.glob(str(root / "**" / "games.jsonl"), recursive=True))
-    rows = list(positions(paths))
+    rows = list(positions(paths, args.before))
     if not rows:
         ap.error("no two-player base-game records between search players in the given files")
     g = np.array([r[0] for r in rows])
@@ -146,6 +151,8 @@ def main(argv=None):
             continue
         b = fit_logistic(X[m], y[m]) / DEFAULT_SCALE
         lines.append(f"  {lo:2d}-{min(hi, 15) - 1:2d}  {int(m.sum()):7d}  " + " ".join(f"{v:8.3f}" for v in b))
+    lines += ["", "records read:"] + [f"  {pathlib.Path(p).resolve().relative_to(root.parent.parent) if pathlib.Path(p).resolve().is_relative_to(root.parent.parent) else p}"
+                                      for p in paths]
     report = "\n".join(lines)
     print(report)
     if args.out:

@@ -62,4 +62,9 @@ def test_fit_value_reports_and_writes_weights(tmp_path):
     assert len(w["linear"]["weights"]) == len(w["phased"]["weights"]) == len(w["phased"]["phase_weights"]) == 10
     r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
                         str(tmp_path / "missing.jsonl")], capture_output=True, text=True, timeout=60)
-    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "missing.jsonl" in r.stderr and "Traceback" not in r.stderr
+    # records played before a date: none here
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
+                        str(games / "games.jsonl"), "--before", "2000-01-01"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "no two-player base-game records" in r.stderr

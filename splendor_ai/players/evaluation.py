@@ -51,11 +51,21 @@ of them significantly (tuned vs start over 200 games: cities +3 Elo [-45, +52], 
 mcts(iterations=1000) scored 85% (cities), 60% (orient), 62% (posts) and 45% (strongholds) over 20
 games against the same search with every module weight 0 (experiments/module_strength_check.py).
 
-Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. The defaults below
-come from the self-play tuning in experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
-experiments/results/tune_eval/report.txt: +142 Elo [+107, +181] over the hand-set start). The
-tempo weight is left at 0: a one-ply player cannot see it (after its turn the opponent is always
-to move), so its tuned value is noise.
+Phase weights (`phase_weights`, 10 slopes): each base weight w[k] becomes
+w[k] + slope[k] * min(the leader's prestige points, 15) / 15, so a term can count differently at
+the start and near the end of the game. Module terms do not move.
+
+Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. Two sets of
+weights:
+- DEFAULT_WEIGHTS (no phase), the greedy player's and expectimax's: from the self-play tuning in
+  experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
+  experiments/results/tune_eval/report.txt: +142 Elo [+107, +181] over the hand-set start). The
+  tempo weight is left at 0: a one-ply player cannot see it (after its turn the opponent is always
+  to move), so its tuned value is noise.
+- VALUE_WEIGHTS with VALUE_PHASE, the MCTS cut-off's: a logistic regression of the game's winner
+  on the terms of every position of recorded games (experiments/fit_value.py). SPSA chose weights
+  that pick a good one-ply move; a cut-off needs win chances, and at eval_scale 0.6 the SPSA
+  weights are far too sure of themselves (held-out log loss 0.740, worse than a coin's 0.693).
 """
 from __future__ import annotations
 
@@ -68,6 +78,15 @@ DEFAULT_WEIGHTS = (1.0, 2.349, 0.75, 0.269, 0.0, 0.124, 0.688, 0.0, 0.0, 0.0)
 DEFAULT_SCALE = 0.6
 
 NO_PHASE = (0.0,) * 10
+
+# The MCTS cut-off's weights: fitted to the outcomes of 2,858 recorded games between search players
+# (experiments/fit_value.py, experiments/results/fit_value/report.txt). Each weight moves with the
+# game's phase, w + slope * min(leader's points, 15) / 15: early on bonuses and noble progress
+# decide, late the points, the best buy and the tempo. Held-out log loss 0.598 against 0.740 for
+# DEFAULT_WEIGHTS at the same scale (0.644 at its best scale); mcts(iterations=10000) with them beat
+# the same search with DEFAULT_WEIGHTS by +117 Elo [+55, +188] (experiments/README.md).
+VALUE_WEIGHTS = (0.120, 0.928, 0.908, 0.180, 0.289, -0.105, 0.128, 0.252, 0.0, 0.0)
+VALUE_PHASE = (1.223, -0.844, 0.292, 0.352, 0.480, 0.182, 0.885, 1.077, 0.0, 0.0)
 
 MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",
                 "sh_blocked", "sh_own", "sh_conquest", "unused9", "unused10", "unused11")

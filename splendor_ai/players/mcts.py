@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ..move import Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE
+from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS
 from .keys import is_decision, line_to_moves, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
@@ -32,7 +32,9 @@ class MCTSPlayer(Player):
     constant; > 0: exploration grows with a node's visits N as c * (1 + log(1 + N / c_base))),
     puct (priors from the heuristic action scores; False = plain UCT), prior_temp, fpu, eps
     (playout randomness), cutoff (playout turns before evaluating; 0 = play to the end), rollout
-    ("policy" or "random"), eval_scale, weights, module_weights (the Cities of Splendor terms),
+    ("policy" or "random"), eval_scale, weights and phase_weights (the evaluation at the cut-off;
+    default the fitted VALUE_WEIGHTS / VALUE_PHASE of evaluation.py), module_weights (the Cities of
+    Splendor terms),
     reuse (keep the tree between moves), workers (root-parallel searches on threads; the C search
     runs without the GIL, so they use all cores).
 
@@ -42,9 +44,9 @@ class MCTSPlayer(Player):
     def __init__(self, seed: int = 0, iterations: int | None = None, seconds: float | None = None,
                  c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
-                 weights=DEFAULT_WEIGHTS, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
+                 weights=VALUE_WEIGHTS, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
                  workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS,
-                 phase_weights=NO_PHASE):
+                 phase_weights=VALUE_PHASE):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if rollout not in ("policy", "random"):
