@@ -239,3 +239,19 @@ def test_module_refills_are_chance_nodes(module, move, chance):
                                                            weights=list(DEFAULT_WEIGHTS)), 1, 1)
     search.run(1)
     assert search.chance_nodes == chance
+
+
+@pytest.mark.parametrize("module", ["cities", "orient", "posts", "strongholds"])
+def test_search_lines_are_whole_turns(module):
+    """Every line MCTS reports is whole turns in canonical notation: a line that reaches a leaf
+    searched once ends with the turn before it, whose decisions (a sacrifice's two discards, an
+    Orient joker, returns) the tree may not have reached yet."""
+    from module_positions import decision_position
+    from splendor_ai.move import Move
+    st, _ = decision_position(module)
+    view = st.view(st.to_move)
+    for seed in range(1, 6):
+        info = make_player("mcts(iterations=600)", seed=seed).choose(view).info
+        for m in info.moves:
+            for text in m.pv:
+                assert str(Move.parse(text)) == text or "b?" in text, (seed, m.pv)

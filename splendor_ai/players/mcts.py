@@ -218,7 +218,16 @@ class MCTSSearch:
         ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
         infos = []
         for key, (visits, wsum, prior) in ranked[:top_k]:
-            line = [k for k, _, _ in self.trees[0].principal_variation(key)] or [key]
+            nodes = self.trees[0].principal_variation(key)
+            line = [k for k, _, _ in nodes] or [key]
+            if len(nodes) > 1 and nodes[-1][2] <= 1:
+                # the line ends at a leaf searched once: its turn may stop before its decisions
+                # (returns, Orient choices...), so the line ends with the turn before it
+                start = len(line) - 1
+                while start > 0 and is_decision(line[start]):
+                    start -= 1
+                if start > 0:
+                    line = line[:start]
             pv = line_to_moves(line)
             move = self.player._complete(view, key, line) if mover_view else Move.parse(pv[0])
             pv[0] = str(move)
