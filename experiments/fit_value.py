@@ -33,22 +33,23 @@ from splendor_ai.players.evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, NAMES
 from splendor_ai.records import read_records  # noqa: E402
 from splendor_ai.state import State  # noqa: E402
 
-NTERMS = 8   # points .. tempo; w[8], w[9] are unused
+NTERMS = 8   # points .. tempo; with --round-turn 9 (w[9] is unused)
 WIN = 15
 ZERO_MODULES = [0.0] * 12
 
 
-def terms(state: State) -> np.ndarray:
-    """The evaluation's terms per seat, shape (seats, NTERMS): the evaluation with unit weights."""
-    out = np.empty((state.config.players, NTERMS))
-    for k in range(NTERMS):
+def terms(state: State, nterms: int = NTERMS) -> np.ndarray:
+    """The evaluation's first `nterms` terms per seat, shape (seats, nterms): the evaluation with
+    unit weights."""
+    out = np.empty((state.config.players, nterms))
+    for k in range(nterms):
         unit = [0.0] * 10
         unit[k] = 1.0
         out[:, k] = _policy.evaluate(state._core, unit, ZERO_MODULES)
     return out
 
 
-def positions(paths, before: str | None = None, search_only: bool = True):
+def positions(paths, before: str | None = None, nterms: int = NTERMS, search_only: bool = True):
     """(game id, X row = terms(seat 0) - terms(seat 1), label, max points) for every position of
     every 2-player base-game record in `paths` (played before `before`, an ISO date, if given); a
     game's seat 0 wins -> 1, draw 0.5."""
@@ -65,7 +66,7 @@ def positions(paths, before: str | None = None, search_only: bool = True):
             y = 0.5 if len(winners) != 1 else float(winners[0] == 0)
             st = State(rec.start)
             for text in rec.moves:
-                t = terms(st)
+                t = terms(st, nterms)
                 yield gid, t[0] - t[1], y, float(t[:, 0].max())
                 st.push(text)
             gid += 1
@@ -104,13 +105,16 @@ def main(argv=None):
                     help="games.jsonl files (default: every one under experiments/results)")
     ap.add_argument("--holdout", type=float, default=0.25, help="share of games held out for testing")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--round-turn", action="store_true",
+                    help="also fit the round_turn term (w[8]; not in the default weights)")
     ap.add_argument("--before", default=None, metavar="ISO_DATE",
                     help="only records played before this date (meta.date), e.g. 2026-11-30T17:46")
     ap.add_argument("--out", default=None, help="a folder for report.txt and weights.json")
     args = ap.parse_args(argv)
     root = pathlib.Path(__file__).resolve().parent / "results"
     paths = args.records or sorted(glob.glob(str(root / "**" / "games.jsonl"), recursive=True))
-    rows = list(positions(paths, args.before))
+    nterms = NTERMS + 1 if args.round_turn else NTERMS
+    rows = list(positions(paths, args.before, nterms))
     if not rows:
         ap.error("no two-player base-game records between search players in the given files")
     g = np.array([r[0] for r in rows])
@@ -122,7 +126,7 @@ def main(argv=None):
     test_games = set(rng.choice(games, size=int(len(games) * args.holdout), replace=False).tolist())
     test = np.array([gi in test_games for gi in g])
     train = ~test
-    cur = DEFAULT_SCALE * np.array(DEFAULT_WEIGHTS[:NTERMS])
+    cur = DEFAULT_SCALE * np.array(DEFAULT_WEIGHTS[:nterms])
     beta = fit_logistic(X[train], y[train])
     # the phased model: each weight moves linearly with the leader's points (capped at 15)
     Z = np.hstack([X, X * (np.minimum(pts, WIN) / WIN)[:, None]])
@@ -141,10 +145,10 @@ def main(argv=None):
     gamma = fit_logistic(Z, y) / DEFAULT_SCALE
     lines += [f"weights fitted on every game (evaluation units at eval_scale={DEFAULT_SCALE}):",
               "  term              current   fitted   phased: at 0 points, slope to 15"]
-    for k in range(NTERMS):
-        lines.append(f"  {NAMES[k]:16s} {DEFAULT_WEIGHTS[k]:8.3f} {beta[k]:8.3f}   {gamma[k]:8.3f} {gamma[NTERMS + k]:8.3f}")
+    for k in range(nterms):
+        lines.append(f"  {NAMES[k]:16s} {DEFAULT_WEIGHTS[k]:8.3f} {beta[k]:8.3f}   {gamma[k]:8.3f} {gamma[nterms + k]:8.3f}")
     lines += ["", "fitted per phase (most points on the table), all games:",
-              "  phase      n     " + " ".join(f"{NAMES[k][:8]:>8s}" for k in range(NTERMS))]
+              "  phase      n     " + " ".join(f"{NAMES[k][:8]:>8s}" for k in range(nterms))]
     for lo, hi in ((0, 4), (4, 8), (8, 12), (12, 99)):
         m = (pts >= lo) & (pts < hi)
         if m.sum() < 100:
@@ -160,12 +164,12 @@ def main(argv=None):
         out.mkdir(parents=True, exist_ok=True)
         cmd = "python experiments/fit_value.py " + " ".join(argv if argv is not None else sys.argv[1:])
         (out / "report.txt").write_text(f"$ {cmd.strip()}\n\n{report}\n")
-        pad = [0.0] * (10 - NTERMS)
+        pad = [0.0] * (10 - nterms)
         (out / "weights.json").write_text(json.dumps({
             "eval_scale": DEFAULT_SCALE,
             "linear": {"weights": [round(float(v), 3) for v in beta] + pad},
-            "phased": {"weights": [round(float(v), 3) for v in gamma[:NTERMS]] + pad,
-                       "phase_weights": [round(float(v), 3) for v in gamma[NTERMS:]] + pad}}) + "\n")
+            "phased": {"weights": [round(float(v), 3) for v in gamma[:nterms]] + pad,
+                       "phase_weights": [round(float(v), 3) for v in gamma[nterms:]] + pad}}) + "\n")
 
 
 if __name__ == "__main__":

@@ -10,18 +10,19 @@ import pytest
 from splendor_ai.errors import ConfigError
 from splendor_ai.players import make_player
 from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE, evaluate
-from splendor_ai.state import State
+from splendor_ai.state import Config, State
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOPES = (1.2, -0.8, 0.3, 0.35, 0.5, 0.2, 0.9, 1.1, 0.0, 0.0)
+SLOPES = (1.2, -0.8, 0.3, 0.35, 0.5, 0.2, 0.9, 1.1, 2.5, 0.0)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_phase_weights_move_each_weight_with_the_leaders_points(seed):
+@pytest.mark.parametrize("seed,module", [(1, None), (2, None), (3, None), (1, "orient"), (2, "strongholds"),
+                                         (3, "posts")])
+def test_phase_weights_move_each_weight_with_the_leaders_points(seed, module):
     """With slopes, a seat's value is the evaluation at weights w + slope * min(leader's points,
-    15) / 15, at every position of a random game played to its end (past 15 points, where the
-    phase stays 1)."""
-    st = State.new(2, seed=seed)
+    15) / 15 (the modules' best-buy term too), at every position of a random game played to its
+    end (past 15 points, where the phase stays 1)."""
+    st = State.new(2, seed=seed, config=Config(2, modules=(module,) if module else ()))
     rng = random.Random(seed)
     leaders = set()
     while True:
@@ -33,7 +34,7 @@ def test_phase_weights_move_each_weight_with_the_leaders_points(seed):
         if st.is_over():
             break
         st.push(rng.choice(list(st.legal_moves)))
-    assert 0 in leaders and 15 in leaders
+    assert 0 in leaders and (15 in leaders or module)
     assert evaluate(st, DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE) == evaluate(st)
 
 
@@ -68,3 +69,18 @@ def test_fit_value_reports_and_writes_weights(tmp_path):
                         str(games / "games.jsonl"), "--before", "2000-01-01"], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2 and "no two-player base-game records" in r.stderr
+
+
+@pytest.mark.parametrize("players,first", [(2, 0), (2, 1), (3, 2), (4, 1)])
+def test_round_turn_counts_the_seats_still_to_move_this_round(players, first):
+    """Term 8 is 1 for every seat whose turn of this round is still to come: all of them at the
+    start of a round, then one fewer after each turn."""
+    st = State.new(players, seed=4, first_player=first)
+    unit = [0.0] * 10
+    unit[8] = 1.0
+    rng = random.Random(players)
+    for turn in range(2 * players):
+        done = turn % players
+        moved = {(first + k) % players for k in range(done)}
+        assert evaluate(st, unit, [0.0] * 12) == [0.0 if s in moved else 1.0 for s in range(players)]
+        st.push(rng.choice(list(st.legal_moves)))

@@ -109,7 +109,7 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
     """A value per seat, in prestige-point units (see evaluation.py for the terms)."""
     cdef int i, c, j, lv, sl, card, gems, bonuses, best, sf
     cdef float res, phase
-    cdef float wph[8]
+    cdef float wph[NWEIGHTS]
     cdef const float* w = wt.w
     cdef const Player* p
     if wt.phased:
@@ -120,7 +120,7 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
             if s.p[i].points > best:
                 best = s.p[i].points
         phase = (best if best < WIN_POINTS else WIN_POINTS) / <float>WIN_POINTS
-        for j in range(8):
+        for j in range(NWEIGHTS):
             wph[j] = wt.w[j] + wt.ph[j] * phase
         w = wph
     for i in range(s.nplayers):
@@ -148,9 +148,13 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
                     best = T.points[card]
         out[i] = (w[0] * p.points + w[1] * bonuses + w[2] * noble_progress(s, p)
                   + w[3] * gems + w[4] * p.tokens[GOLD] + w[5] * res + w[6] * best
-                  + w[7] * (s.to_move == i))
+                  + w[7] * (s.to_move == i)
+                  # the seat still has its turn of this round to come (the round is always
+                  # completed, so a seat that has moved this round leads by a turn it has used)
+                  + w[8] * ((i - s.first + s.nplayers) % s.nplayers
+                            >= (s.to_move - s.first + s.nplayers) % s.nplayers))
         if s.modules:
-            out[i] += module_eval(s, wt, i, best)
+            out[i] += module_eval(s, wt, i, best, w[6])
 
 
 cdef void terminal_values(const State* s, float* out) noexcept nogil:
@@ -582,8 +586,9 @@ cdef float post_share(const Player* p, int j) noexcept nogil:
     return <float>have / req
 
 
-cdef float module_eval(const State* s, const Weights* wt, int i, int best_base) noexcept nogil:
-    """The module terms of seat i's evaluation, added to the base terms (evaluation.py)."""
+cdef float module_eval(const State* s, const Weights* wt, int i, int best_base, float w_best) noexcept nogil:
+    """The module terms of seat i's evaluation, added to the base terms (evaluation.py);
+    `w_best` is the best-buy weight at this phase."""
     cdef const Player* p = &s.p[i]
     cdef const Player* q
     cdef float v = 0, f, fbest, val
@@ -600,7 +605,7 @@ cdef float module_eval(const State* s, const Weights* wt, int i, int best_base) 
             card = s.market[lv][sl]
             if card >= 0 and T.points[card] > best and open_to(s, lv, sl, i) and can_afford(p, card):
                 best = T.points[card]
-    v += wt.w[6] * (best - best_base)
+    v += w_best * (best - best_base)
     if s.modules & MOD_CITIES:
         if p.cities:
             v += wt.m[MW_CITY_CLAIMED] + wt.m[MW_CITY_PROGRESS]

@@ -10,7 +10,10 @@ For each seat, in prestige-point units (computed in C by `_policy.eval_state`):
           + w[5] * reserved cards: sum of points / (1 + gems still missing after gold)
           + w[6] * the most points the seat could buy right now
           + w[7] * 1 if the seat is to move (tempo)
-          (w[8], w[9] unused, kept for the Cities of Splendor terms)
+          + w[8] * 1 if the seat's turn of this round is still to come (it is to move, or moves
+                   later in the round): the round is always completed, so a seat that has
+                   already moved this round is a turn ahead on the board but not in the game
+          (w[9] unused)
 
 With a Cities of Splendor module (`State.modules`), module terms are added to the value above,
 each read only in its own module (module weights m[0..11], MODULE_WEIGHTS below; hand-set):
@@ -53,7 +56,8 @@ games against the same search with every module weight 0 (experiments/module_str
 
 Phase weights (`phase_weights`, 10 slopes): each base weight w[k] becomes
 w[k] + slope[k] * min(the leader's prestige points, 15) / 15, so a term can count differently at
-the start and near the end of the game. Module terms do not move.
+the start and near the end of the game. The module terms m[] do not move (the module's best-buy
+correction above is weighted by w[6] at the phase, as the base best buy is).
 
 Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. Two sets of
 weights:
@@ -73,7 +77,7 @@ from .. import _policy
 from ..state import State, View
 
 NAMES = ("points", "bonuses", "noble_progress", "gems", "gold", "reserved", "best_buy", "tempo",
-         "unused8", "unused9")
+         "round_turn", "unused9")
 DEFAULT_WEIGHTS = (1.0, 2.349, 0.75, 0.269, 0.0, 0.124, 0.688, 0.0, 0.0, 0.0)
 DEFAULT_SCALE = 0.6
 
