@@ -9,9 +9,11 @@ two-player base game between search players, labelled with who won. The weights 
 weights predict the winner best, which is what a cut-off needs.
 
     python experiments/fit_value.py                      # all 2-player base-game records
-    python experiments/fit_value.py --holdout 0.25 --out experiments/results/fit_value
+    python experiments/fit_value.py --before 2026-11-30T17:46 --out experiments/results/fit_value
+                                   # the records VALUE_WEIGHTS / VALUE_PHASE were fitted on
+    python experiments/fit_value.py --round-turn         # also fit the round_turn term (w[8])
 
-Prints the held-out log loss and accuracy of the current weights, of fitted ones and of fitted
+Prints the held-out log loss and accuracy of SPSA's weights (DEFAULT_WEIGHTS), of fitted ones and of fitted
 ones that move with the game's phase (each weight w + slope * min(leader's points, 15) / 15, the
 evaluation's `phase_weights`), the weights fitted on every game (in the evaluation's units, for
 eval_scale = DEFAULT_SCALE) and the plain fit per game phase.
@@ -135,7 +137,7 @@ def main(argv=None):
              f"({int(train.sum())} train / {int(test.sum())} held out, by game)",
              "",
              "held-out                   log loss   accuracy",
-             f"  current weights          {log_loss(X[test], y[test], cur):.4f}     {accuracy(X[test], y[test], cur):.3f}",
+             f"  SPSA's DEFAULT_WEIGHTS   {log_loss(X[test], y[test], cur):.4f}     {accuracy(X[test], y[test], cur):.3f}",
              f"  fitted                   {log_loss(X[test], y[test], beta):.4f}     {accuracy(X[test], y[test], beta):.3f}",
              f"  fitted, with phase       {log_loss(Z[test], y[test], gamma):.4f}     {accuracy(Z[test], y[test], gamma):.3f}",
              f"  coin                     {np.log(2):.4f}",
@@ -144,7 +146,7 @@ def main(argv=None):
     beta = fit_logistic(X, y) / DEFAULT_SCALE
     gamma = fit_logistic(Z, y) / DEFAULT_SCALE
     lines += [f"weights fitted on every game (evaluation units at eval_scale={DEFAULT_SCALE}):",
-              "  term              current   fitted   phased: at 0 points, slope to 15"]
+              "  term                 SPSA   fitted   phased: at 0 points, slope to 15"]
     for k in range(nterms):
         lines.append(f"  {NAMES[k]:16s} {DEFAULT_WEIGHTS[k]:8.3f} {beta[k]:8.3f}   {gamma[k]:8.3f} {gamma[nterms + k]:8.3f}")
     lines += ["", "fitted per phase (most points on the table), all games:",
