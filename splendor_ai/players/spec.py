@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SplendorError
 from .base import Player
 
 
@@ -51,7 +51,9 @@ def make_player(spec: str, seed: int = 0) -> Player:
         raise ConfigError(f"unknown player {name!r}; known players: {', '.join(sorted(reg))}")
     try:
         player = reg[name](seed=seed, **kwargs)
-    except TypeError as e:
+    except SplendorError:
+        raise
+    except (TypeError, ValueError) as e:   # a wrong keyword, or a value of the wrong kind
         raise ConfigError(f"player spec {spec!r}: {e}") from None
     player.spec = spec.strip()
     return player
