@@ -24,7 +24,7 @@ from .. import _expectimax
 from ..errors import ConfigError
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE
+from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS
 from .keys import line_to_moves
 from .mcts import derive_seed
 
@@ -40,7 +40,8 @@ class ExpectimaxPlayer(Player):
     finds several times faster: a turn ending with 10+ tokens can have 500 return choices at the
     root), tt_bits (transposition table of 2^tt_bits entries, 16 bytes each; default 16, 0 = none),
     eval_bound (leaf clamp, default 30), eval_scale (score -> win chance), weights, module_weights
-    (the Cities of Splendor terms), phase_weights (each base weight's slope with the game's phase).
+    (the Cities of Splendor terms), phase_weights (each base weight's slope with the game's phase);
+    weights and phase_weights default to the fitted VALUE_WEIGHTS / VALUE_PHASE of evaluation.py.
 
     `MoveInfo.visits` is the number of nodes searched below that root move (last depth, all
     worlds); `SearchInfo.extra` has depth (reached), nodes_per_s (per CPU second of the search),
@@ -49,8 +50,8 @@ class ExpectimaxPlayer(Player):
     def __init__(self, seed: int = 0, depth: int | None = None, seconds: float | None = None,
                  dets: int = 1, chance_samples: int = 4, algo: str = "paranoid",
                  eval_bound: float = 30.0, exact_root: bool | int = 4, tt_bits: int = 16,
-                 eval_scale: float = DEFAULT_SCALE, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS,
-                 phase_weights=NO_PHASE):
+                 eval_scale: float = DEFAULT_SCALE, weights=VALUE_WEIGHTS, module_weights=MODULE_WEIGHTS,
+                 phase_weights=VALUE_PHASE):
         if algo not in ALGOS:
             raise ConfigError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
         if depth is None and seconds is None:
