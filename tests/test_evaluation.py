@@ -10,6 +10,7 @@ import pytest
 from splendor_ai.errors import ConfigError
 from splendor_ai.players import make_player
 from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, MODULE_WEIGHTS, NO_PHASE, evaluate
+from splendor_ai.cards import CARDS, NOBLES
 from splendor_ai.state import Config, State
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,7 @@ def test_phase_weights_move_each_weight_with_the_leaders_points(seed, module):
 
 def test_phase_weights_are_validated():
     for spec in ("mcts(phase_weights=(1.0, 2.0))", "expectimax(phase_weights=(1.0,))"):
-        with pytest.raises(ConfigError, match="phase_weights must hold 10 numbers"):
+        with pytest.raises(ConfigError, match="phase_weights must hold 10 to 16 numbers"):
             make_player(spec)
     # a weight that is not a number: a ConfigError naming the spec, not a bare ValueError
     for spec in ("mcts(phase_weights=('a',1,1,1,1,1,1,1,1,1))", "expectimax(weights=('x',1,1,1,1,1,1,1,1,1))"):
@@ -50,7 +51,7 @@ def test_phase_weights_are_validated():
 
 def test_fit_value_reports_and_writes_weights(tmp_path):
     """The fit on a few recorded games: a report comparing the weights' held-out log loss and
-    weights.json with the linear and the phased weights, 10 of each."""
+    weights.json with the linear and the phased weights, one for each of the 16 terms."""
     games = tmp_path / "h2h"
     r = subprocess.run([sys.executable, str(ROOT / "experiments" / "head_to_head.py"), "mcts(iterations=30)",
                         "mcts(iterations=10)", "--deals", "4", "--out", str(games), "--no-progress"],
@@ -64,7 +65,24 @@ def test_fit_value_reports_and_writes_weights(tmp_path):
     report = (out / "report.txt").read_text()
     assert "8 games" in report and "fitted, with phase" in report
     w = json.loads((out / "weights.json").read_text())
-    assert len(w["linear"]["weights"]) == len(w["phased"]["weights"]) == len(w["phased"]["phase_weights"]) == 10
+    assert len(w["linear"]["weights"]) == len(w["phased"]["weights"]) == len(w["phased"]["phase_weights"]) == 16
+    # other terms by name; the positions' terms cached and read back for the same records
+    for run in range(2):
+        r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
+                            str(games / "games.jsonl"), "--holdout", "0.5", "--extra", "reach", "spread",
+                            "--cache", str(tmp_path / "pos.npz"), "--out", str(tmp_path / f"rich{run}")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    reports = [(tmp_path / f"rich{run}" / "report.txt").read_text().split("\n", 1)[1] for run in range(2)]
+    assert reports[0] == reports[1] and "spread" in reports[0]
+    rich = json.loads((tmp_path / "rich1" / "weights.json").read_text())["phased"]
+    assert len(rich["weights"]) == len(rich["phase_weights"]) == 16
+    fitted = {0, 1, 2, 3, 4, 5, 6, 7, 9, 12}
+    assert all(v == 0 for k, v in enumerate(rich["weights"] + rich["phase_weights"]) if k % 16 not in fitted)
+    assert rich["weights"][9] != 0 and rich["weights"][12] != 0
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--extra", "nonsense"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "nonsense" in r.stderr
     r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
                         str(tmp_path / "missing.jsonl")], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "missing.jsonl" in r.stderr and "Traceback" not in r.stderr
@@ -88,3 +106,81 @@ def test_round_turn_counts_the_seats_still_to_move_this_round(players, first):
         moved = {(first + k) % players for k in range(done)}
         assert evaluate(st, unit, [0.0] * 12) == [0.0 if s in moved else 1.0 for s in range(players)]
         st.push(rng.choice(list(st.legal_moves)))
+
+
+def rich_terms(st: State, seat: int) -> list[float]:
+    """Terms 9-15 of evaluation.py, computed here from the public state."""
+    p = st.seats[seat]
+    gold = p.tokens[5]
+    bonus = p.bonuses
+
+    def missing(card):   # gems still missing after bonuses, tokens and gold
+        return max(0, sum(max(0, need - bonus[c] - p.tokens[c]) for c, need in enumerate(CARDS[card].cost)) - gold)
+
+    cards = [c for row in st.market for c in row if c is not None] + [c for c in p.reserved if c is not None]
+    best = max([CARDS[c].points for c in cards if missing(c) == 0], default=0)
+    near = sum(1 for n in st.nobles
+               if sum(max(0, need - bonus[c]) for c, need in enumerate(NOBLES[n].requirement)) <= 2)
+    return [sum((1 + CARDS[c].points) / (1 + missing(c)) ** 2 for c in cards),
+            sum(1 for c in cards if missing(c) == 0),
+            float(p.points + best >= 15),
+            sum(min(b, 3) for b in bonus),
+            max(0, sum(p.tokens) - 7),
+            float(len(p.reserved) >= 3),
+            near]
+
+
+@pytest.mark.parametrize("seed,players", [(1, 2), (2, 2), (3, 3), (4, 4)])
+def test_rich_terms_match_their_definitions(seed, players):
+    """Each of terms 9-15 alone (unit weights, every other 0) is what evaluation.py says, for every
+    seat at every position of a random game to its end; with no weight on them they change
+    nothing."""
+    st = State.new(players, seed=seed)
+    rng = random.Random(seed)
+    seen = set()
+    while not st.is_over():
+        for k in range(9, 16):
+            unit = [0.0] * 16
+            unit[k] = 1.0
+            got = evaluate(st, unit, [0.0] * 12)
+            want = [rich_terms(st, s)[k - 9] for s in range(players)]
+            assert got == pytest.approx(want, rel=1e-5), (k, str(st))
+            seen.update((k, v) for v in want if v)
+        assert evaluate(st, DEFAULT_WEIGHTS + (0.0,) * 6) == evaluate(st)
+        st.push(rng.choice(list(st.legal_moves)))
+    # every term was nonzero somewhere (a reference that is always 0 would prove nothing)
+    assert {k for k, _ in seen} == set(range(9, 16))
+
+
+def test_win_now_is_not_a_win_with_the_cities():
+    """With the Cities 15 points end nothing, so term 11 stays 0 where a buy would reach 15."""
+    st = State.new(2, seed=1, config=Config(2, modules=("cities",)))
+    rng = random.Random(1)
+    unit = [0.0] * 16
+    unit[11] = 1.0
+    reach15 = 0
+    while not st.is_over():
+        assert evaluate(st, unit, [0.0] * 12) == [0.0, 0.0]
+        reach15 += sum(rich_terms(st, s)[2] for s in range(2))
+        st.push(rng.choice(list(st.legal_moves)))
+    assert reach15 > 0
+
+
+@pytest.mark.parametrize("players,module,fitted", [(2, None, "rich"), (3, None, "value"), (2, "orient", "value")])
+def test_search_players_take_the_fitted_weights_of_the_game(players, module, fitted):
+    """mcts() searches with RICH_* in two-player base games and VALUE_* elsewhere: the same visits
+    as the player given those weights, different visits from the one given the others."""
+    from splendor_ai.players.evaluation import RICH_PHASE, RICH_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS
+    st = State.new(players, seed=9, config=Config(players, modules=(module,) if module else ()))
+    rng = random.Random(9)
+    for _ in range(6 * players):
+        st.push(rng.choice(list(st.legal_moves)))
+    view = st.view(st.to_move)
+
+    def visits(spec):
+        return [(str(m.move), m.visits) for m in make_player(spec).choose(view).info.moves]
+
+    rich = f"mcts(iterations=3000,weights={RICH_WEIGHTS},phase_weights={RICH_PHASE})"
+    value = f"mcts(iterations=3000,weights={VALUE_WEIGHTS},phase_weights={VALUE_PHASE})"
+    same, other = (rich, value) if fitted == "rich" else (value, rich)
+    assert visits("mcts(iterations=3000)") == visits(same) != visits(other)

@@ -323,10 +323,6 @@ cdef class Search:
             raise ValueError(f"root_exact must be 0 (all) or 1-{MAXTOP}")
         if not self.eval_bound > 0:
             raise ValueError("eval_bound must be positive")
-        if len(weights) != NWEIGHTS:
-            raise ValueError(f"expected {NWEIGHTS} evaluation weights")
-        for i in range(NWEIGHTS):
-            self.wt.w[i] = weights[i]
         fill_weights(&self.wt, weights, module_weights, phase_weights)
         self.win = self.eval_bound + 2
         self.bound = self.win

@@ -195,10 +195,6 @@ cdef class Search:
         phase_weights = p.pop("phase_weights", None)
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
-        if len(weights) != NWEIGHTS:
-            raise ValueError(f"expected {NWEIGHTS} evaluation weights")
-        for i in range(NWEIGHTS):
-            self.prm.weights.w[i] = weights[i]
         fill_weights(&self.prm.weights, weights, module_weights, phase_weights)
         self.ntrees = dets if mode == MODE_PIMC else 1
         if not 1 <= self.ntrees <= MAXDETS:

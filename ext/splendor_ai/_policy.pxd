@@ -3,7 +3,8 @@
 from splendor_ai._engine cimport State, Rng, MAXP, NCOL
 
 cdef enum:
-    NWEIGHTS = 10
+    NWEIGHTS = 16     # base terms; a weights tuple may be shorter (the rest are 0)
+    NRICH = 9         # terms from this index on are computed only when weighted (Weights.rich)
     NMWEIGHTS = 12    # Cities of Splendor module terms (evaluation.py MODULE_NAMES)
 
 # evaluation weights, in this order (see splendor_ai/players/evaluation.py for their meaning)
@@ -11,6 +12,7 @@ ctypedef struct Weights:
     float w[NWEIGHTS]
     float ph[NWEIGHTS]   # slope of each base weight with the game's phase (0 at the start, 1 at 15 points)
     int phased           # any ph nonzero
+    int rich             # any w or ph from NRICH on nonzero
     float m[NMWEIGHTS]   # module terms; read only when State.modules is set
 
 cdef int fill_weights(Weights* wt, object weights, object module_weights, object phase_weights=*) except -1

@@ -105,6 +105,49 @@ cdef float noble_progress(const State* s, const Player* p) noexcept nogil:
     return tot
 
 
+cdef float rich_terms(const State* s, const Player* p, const float* w, int best) noexcept nogil:
+    """Terms 9-15 of the evaluation (evaluation.py): what the seat can reach in the market and its
+    reserve, whether one buy wins, how its bonuses spread, crowded tokens, a full reserve, nobles
+    nearly met."""
+    cdef int lv, sl, j, card, sf, c, n_aff = 0, spread = 0, tok = 0, near = 0, miss
+    cdef float reach = 0
+    cdef int gold = p.tokens[GOLD]
+    for lv in range(NLEV):
+        for sl in range(NSLOT):
+            card = s.market[lv][sl]
+            if card >= 0:
+                sf = shortfall(p, card) - gold
+                if sf <= 0:
+                    sf = 0
+                    n_aff += 1
+                reach += (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+    for j in range(p.nres):
+        card = p.res[j]
+        if card >= 0:
+            sf = shortfall(p, card) - gold
+            if sf <= 0:
+                sf = 0
+                n_aff += 1
+            reach += (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+    for c in range(NCOL):
+        spread += p.bonus[c] if p.bonus[c] < 3 else 3
+        tok += p.tokens[c]
+    tok += gold
+    for j in range(NNOBLES):
+        if (s.nobles >> j) & 1:
+            miss = 0
+            for c in range(NCOL):
+                if p.bonus[c] < T.noble_req[j][c]:
+                    miss += T.noble_req[j][c] - p.bonus[c]
+            if miss <= 2:
+                near += 1
+    # with the Cities, 15 points end nothing (a city does)
+    return (w[9] * reach + w[10] * n_aff
+            + w[11] * (p.points + best >= WIN_POINTS and not (s.modules & MOD_CITIES))
+            + w[12] * spread + w[13] * (tok - 7 if tok > 7 else 0) + w[14] * (p.nres >= MAXRES)
+            + w[15] * near)
+
+
 cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil:
     """A value per seat, in prestige-point units (see evaluation.py for the terms)."""
     cdef int i, c, j, lv, sl, card, gems, bonuses, best, sf
@@ -146,7 +189,11 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
                 card = s.market[lv][sl]
                 if card >= 0 and T.points[card] > best and shortfall(p, card) <= p.tokens[GOLD]:
                     best = T.points[card]
-        out[i] = (w[0] * p.points + w[1] * bonuses + w[2] * noble_progress(s, p)
+        if wt.rich:
+            out[i] = rich_terms(s, p, w, best)
+        else:
+            out[i] = 0
+        out[i] += (w[0] * p.points + w[1] * bonuses + w[2] * noble_progress(s, p)
                   + w[3] * gems + w[4] * p.tokens[GOLD] + w[5] * res + w[6] * best
                   + w[7] * (s.to_move == i)
                   # the seat still has its turn of this round to come (the round is always
@@ -810,28 +857,30 @@ from splendor_ai._engine cimport Core
 
 
 cdef int fill_weights(Weights* wt, object weights, object module_weights, object phase_weights=None) except -1:
-    """Fill the weights: `weights` the base terms (10), `module_weights` the module terms
-    (None: evaluation.MODULE_WEIGHTS), `phase_weights` the base terms' slopes with the game's
-    phase (10; None: no slopes)."""
+    """Fill the weights: `weights` the base terms (up to NWEIGHTS; the missing ones are 0),
+    `module_weights` the module terms (None: evaluation.MODULE_WEIGHTS), `phase_weights` the base
+    terms' slopes with the game's phase (up to NWEIGHTS; None: no slopes)."""
     cdef int i
-    if len(weights) != NWEIGHTS:
-        raise ValueError(f"expected {NWEIGHTS} evaluation weights")
+    if not 1 <= len(weights) <= NWEIGHTS:
+        raise ValueError(f"expected at most {NWEIGHTS} evaluation weights")
     if phase_weights is None:
-        phase_weights = [0.0] * NWEIGHTS
-    if len(phase_weights) != NWEIGHTS:
-        raise ValueError(f"expected {NWEIGHTS} phase weights")
+        phase_weights = ()
+    if len(phase_weights) > NWEIGHTS:
+        raise ValueError(f"expected at most {NWEIGHTS} phase weights")
     wt.phased = 0
+    wt.rich = 0
     for i in range(NWEIGHTS):
-        wt.ph[i] = phase_weights[i]
-        if phase_weights[i] != 0:
+        wt.w[i] = weights[i] if i < len(weights) else 0.0
+        wt.ph[i] = phase_weights[i] if i < len(phase_weights) else 0.0
+        if wt.ph[i] != 0:
             wt.phased = 1
+        if i >= NRICH and (wt.w[i] != 0 or wt.ph[i] != 0):
+            wt.rich = 1
     if module_weights is None:
         from splendor_ai.players.evaluation import MODULE_WEIGHTS
         module_weights = MODULE_WEIGHTS
     if len(module_weights) != NMWEIGHTS:
         raise ValueError(f"expected {NMWEIGHTS} module evaluation weights")
-    for i in range(NWEIGHTS):
-        wt.w[i] = weights[i]
     for i in range(NMWEIGHTS):
         wt.m[i] = module_weights[i]
     return 0
@@ -843,17 +892,7 @@ def evaluate(Core core, weights, module_weights=None, phase_weights=None):
     cdef Weights wt
     cdef float out[MAXP]
     cdef int i
-    wt.phased = 0
-    for i in range(NWEIGHTS):
-        wt.w[i] = weights[i] if i < len(weights) else 0.0
-        wt.ph[i] = phase_weights[i] if phase_weights is not None and i < len(phase_weights) else 0.0
-        if wt.ph[i] != 0:
-            wt.phased = 1
-    if module_weights is None:
-        from splendor_ai.players.evaluation import MODULE_WEIGHTS
-        module_weights = MODULE_WEIGHTS
-    for i in range(NMWEIGHTS):
-        wt.m[i] = module_weights[i] if i < len(module_weights) else 0.0
+    fill_weights(&wt, weights, module_weights, phase_weights)
     eval_state(&core.s, &wt, out)
     return [out[i] for i in range(core.s.nplayers)]
 

@@ -13,7 +13,16 @@ For each seat, in prestige-point units (computed in C by `_policy.eval_state`):
           + w[8] * 1 if the seat's turn of this round is still to come (it is to move, or moves
                    later in the round): the round is always completed, so a seat that has
                    already moved this round is a turn ahead on the board but not in the game
-          (w[9] unused)
+        Terms 9-15 (computed only when one of them has a weight or a slope):
+          + w[9]  * reach: sum over the face-up cards and the seat's own reserved cards of
+                    (1 + points) / (1 + gems missing after gold)^2
+          + w[10] * cards among those the seat can buy now
+          + w[11] * 1 if one buy would bring the seat to 15 points (never with the Cities, where
+                    15 points end nothing)
+          + w[12] * bonuses, at most 3 counted per colour (a spread engine buys more cards)
+          + w[13] * tokens (gold too) beyond 7: near the limit of 10 a take wastes gems
+          + w[14] * 1 if the seat holds 3 reserved cards (it can reserve no more, nor get gold)
+          + w[15] * face-up nobles the seat lacks at most 2 bonuses for
 
 With a Cities of Splendor module (`State.modules`), module terms are added to the value above,
 each read only in its own module (module weights m[0..11], MODULE_WEIGHTS below; hand-set):
@@ -54,12 +63,12 @@ of them significantly (tuned vs start over 200 games: cities +3 Elo [-45, +52], 
 mcts(iterations=1000) scored 85% (cities), 60% (orient), 62% (posts) and 45% (strongholds) over 20
 games against the same search with every module weight 0 (experiments/module_strength_check.py).
 
-Phase weights (`phase_weights`, 10 slopes): each base weight w[k] becomes
+Phase weights (`phase_weights`, a slope per base term): each base weight w[k] becomes
 w[k] + slope[k] * min(the leader's prestige points, 15) / 15, so a term can count differently at
 the start and near the end of the game. The module terms m[] do not move (the module's best-buy
 correction above is weighted by w[6] at the phase, as the base best buy is).
 
-Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. Two sets of
+Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. Three sets of
 weights:
 - DEFAULT_WEIGHTS (no phase), the greedy player's: from the self-play tuning in
   experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
@@ -71,14 +80,19 @@ weights:
   on the terms of every position of recorded games (experiments/fit_value.py). SPSA chose weights
   that pick a good one-ply move; a cut-off needs win chances, and at eval_scale 0.6 the SPSA
   weights are far too sure of themselves (held-out log loss 0.740, worse than a coin's 0.693).
+  Expectimax's leaves use them in every game; MCTS everywhere but in two-player base games.
+- RICH_WEIGHTS with RICH_PHASE, MCTS's cut-off in two-player base games (value_weights() picks a
+  game's set): the same fit with terms 9-15 as well, on more games (see below).
 """
 from __future__ import annotations
 
 from .. import _policy
+from ..errors import ConfigError
 from ..state import State, View
 
 NAMES = ("points", "bonuses", "noble_progress", "gems", "gold", "reserved", "best_buy", "tempo",
-         "round_turn", "unused9")
+         "round_turn", "reach", "affordable", "win_now", "spread", "crowd", "reserve_full", "noble_near")
+NTERMS = len(NAMES)
 DEFAULT_WEIGHTS = (1.0, 2.349, 0.75, 0.269, 0.0, 0.124, 0.688, 0.0, 0.0, 0.0)
 DEFAULT_SCALE = 0.6
 
@@ -93,9 +107,41 @@ NO_PHASE = (0.0,) * 10
 VALUE_WEIGHTS = (0.120, 0.928, 0.908, 0.180, 0.289, -0.105, 0.128, 0.252, 0.0, 0.0)
 VALUE_PHASE = (1.223, -0.844, 0.292, 0.352, 0.480, 0.182, 0.885, 1.077, 0.0, 0.0)
 
+# The two-player base game's cut-off (sixth session): the terms above and terms 9-15, refitted on
+# the 4,095 recorded games of then (experiments/results/fit_value_rich/report.txt; held-out log loss
+# 0.591 against 0.601 for VALUE's terms refitted on the same games). mcts(iterations=10000) with
+# them beat the same search with VALUE_WEIGHTS / VALUE_PHASE by +72 Elo [+28, +118] (240 games),
+# at 40,000 iterations by +108 [+39, +185] (100 games). Elsewhere they gained nothing (at 2,000
+# iterations: 27.5% with 3 players, 33% is level; 24.2% with 4, 25% is level; the modules 75-0-85,
+# Orient 14-26 and Trading Posts 18-22 the worst), so value_weights() gives them to two-player
+# base games only: the games they were fitted on.
+RICH_WEIGHTS = (0.169, 0.414, 0.971, 0.126, -0.093, -0.155, -0.219, 0.237, 0.0, 0.258, -0.095, -2.198,
+                0.342, -0.158, -0.52, 0.114)
+RICH_PHASE = (1.062, -0.668, 0.006, 0.325, 0.595, 0.459, 1.006, 1.009, 0.0, -0.224, 0.039, 3.819, 0.006,
+              -0.081, -1.312, -0.294)
+
+
+def value_weights(players: int, modules: tuple[str, ...] = ()) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The fitted (weights, phase_weights) of the search players' evaluation for a game: RICH_* for
+    two players without a module, where they were fitted and measured, VALUE_* otherwise."""
+    if players == 2 and not modules:
+        return RICH_WEIGHTS, RICH_PHASE
+    return VALUE_WEIGHTS, VALUE_PHASE
+
+
 MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",
                 "sh_blocked", "sh_own", "sh_conquest", "unused9", "unused10", "unused11")
 MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0)
+
+
+def check_weights(weights, phase_weights) -> None:
+    """A player's base weights and phase slopes: None (the fitted ones for the game) or 10 to
+    NTERMS numbers each (the missing ones are 0, so the weights of before terms 9-15 still mean
+    what they meant)."""
+    for name, ws in (("weights", weights), ("phase_weights", phase_weights)):
+        if ws is not None and not 10 <= len(ws) <= NTERMS:
+            raise ConfigError(f"{name} must hold 10 to {NTERMS} numbers (see splendor_ai/players/evaluation.py), "
+                              f"got {len(ws)}")
 
 
 def evaluate(game: State | View, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS,

@@ -24,7 +24,7 @@ from .. import _expectimax
 from ..errors import ConfigError
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS
+from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS, check_weights
 from .keys import line_to_moves
 from .mcts import derive_seed
 
@@ -74,10 +74,7 @@ class ExpectimaxPlayer(Player):
             raise ConfigError(f"exact_root must be True, False or a number of moves in 1-64, got {exact_root!r}")
         if not isinstance(tt_bits, int) or isinstance(tt_bits, bool) or not 0 <= tt_bits <= 26:
             raise ConfigError(f"tt_bits must be an integer in 0-26, got {tt_bits!r}")
-        if len(weights) != 10:
-            raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
-        if len(phase_weights) != 10:
-            raise ConfigError("phase_weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
+        check_weights(weights, phase_weights)
         if len(module_weights) != len(MODULE_WEIGHTS):
             raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed

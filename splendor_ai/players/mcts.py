@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ..move import Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS
+from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, check_weights, value_weights
 from .keys import is_decision, line_to_moves, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
@@ -33,8 +33,8 @@ class MCTSPlayer(Player):
     puct (priors from the heuristic action scores; False = plain UCT), prior_temp, fpu, eps
     (playout randomness), cutoff (playout turns before evaluating; 0 = play to the end), rollout
     ("policy" or "random"), eval_scale, weights and phase_weights (the evaluation at the cut-off;
-    default the fitted VALUE_WEIGHTS / VALUE_PHASE of evaluation.py), module_weights (the Cities of
-    Splendor terms),
+    each defaults to the fitted one for the game being played, evaluation.value_weights: RICH_* for
+    two players without a module, VALUE_* otherwise), module_weights (the Cities of Splendor terms),
     reuse (keep the tree between moves), workers (root-parallel searches on threads; the C search
     runs without the GIL, so they use all cores).
 
@@ -44,9 +44,9 @@ class MCTSPlayer(Player):
     def __init__(self, seed: int = 0, iterations: int | None = None, seconds: float | None = None,
                  c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
-                 weights=VALUE_WEIGHTS, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
+                 weights=None, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
                  workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS,
-                 phase_weights=VALUE_PHASE):
+                 phase_weights=None):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if rollout not in ("policy", "random"):
@@ -61,10 +61,9 @@ class MCTSPlayer(Player):
                 raise ConfigError(f"{name} must be a number >= 0, got {v!r}")
         if not isinstance(workers, int) or workers < 1:
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
-        if len(weights) != 10:
-            raise ConfigError("weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
-        if len(phase_weights) != 10:
-            raise ConfigError("phase_weights must hold 10 numbers (see splendor_ai/players/evaluation.py)")
+        check_weights(weights, phase_weights)
+        self.weights = None if weights is None else tuple(float(w) for w in weights)
+        self.phase_weights = None if phase_weights is None else tuple(float(w) for w in phase_weights)
         if len(module_weights) != len(MODULE_WEIGHTS):
             raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
@@ -75,11 +74,16 @@ class MCTSPlayer(Player):
         self.params = {"c": float(c), "c_base": float(c_base), "puct": int(bool(puct)), "prior_temp": float(prior_temp),
                        "fpu": float(fpu), "eps": float(eps), "random_rollout": int(rollout == "random"),
                        "cutoff": int(cutoff), "eval_scale": float(eval_scale),
-                       "weights": [float(w) for w in weights],
-                       "module_weights": [float(w) for w in module_weights],
-                       "phase_weights": [float(w) for w in phase_weights]}
+                       "module_weights": [float(w) for w in module_weights]}
         self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
         self.reset()
+
+    def search_params(self, view: View | State) -> dict:
+        """The C search's parameters for a game like `view`'s: the evaluation weights not given
+        are the fitted ones for its player count and module."""
+        module = view.module
+        weights, phase = value_weights(view.players, (module,) if module else ())
+        return dict(self.params, weights=list(self.weights or weights), phase_weights=list(self.phase_weights or phase))
 
     def reset(self) -> None:
         self._tree = None
@@ -167,9 +171,10 @@ class MCTSSearch:
         dets = limit.dets or player.dets
         self.seed = derive_seed(player.seed, view.turn)
         core, mode = view._core, MODES[player.mode]
-        self.trees = [tree or _mcts.Search(core, player.params, self.seed, mode, dets, player.max_nodes)]
+        params = player.search_params(view)
+        self.trees = [tree or _mcts.Search(core, params, self.seed, mode, dets, player.max_nodes)]
         for w in range(1, player.workers):
-            self.trees.append(_mcts.Search(core, player.params, derive_seed(self.seed, w), mode, dets,
+            self.trees.append(_mcts.Search(core, params, derive_seed(self.seed, w), mode, dets,
                                            player.max_nodes))
         self.per_worker = None if self.iterations is None else max(1, math.ceil(self.iterations / player.workers))
         self._start_iterations = self.trees[0].iterations  # a reused tree has some already
