@@ -105,34 +105,34 @@ cdef float noble_progress(const State* s, const Player* p) noexcept nogil:
     return tot
 
 
+cdef inline double reach_of(const Player* p, int card, int* n_aff) noexcept nogil:
+    """A card's part of the reach term (counting it in `n_aff` when the seat can buy it now)."""
+    cdef int sf = shortfall(p, card) - p.tokens[GOLD]
+    if sf <= 0:
+        sf = 0
+        n_aff[0] += 1
+    return (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+
+
 cdef float rich_terms(const State* s, const Player* p, const float* w, int best) noexcept nogil:
     """Terms 9-15 of the evaluation (evaluation.py): what the seat can reach in the market and its
     reserve, whether one buy wins, how its bonuses spread, crowded tokens, a full reserve, nobles
     nearly met."""
-    cdef int lv, sl, j, card, sf, c, n_aff = 0, spread = 0, tok = 0, near = 0, miss
+    cdef int lv, sl, j, card, c, n_aff = 0, spread = 0, tok = 0, near = 0, miss
     cdef float reach = 0
-    cdef int gold = p.tokens[GOLD]
     for lv in range(NLEV):
         for sl in range(NSLOT):
             card = s.market[lv][sl]
             if card >= 0:
-                sf = shortfall(p, card) - gold
-                if sf <= 0:
-                    sf = 0
-                    n_aff += 1
-                reach += (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+                reach += reach_of(p, card, &n_aff)
     for j in range(p.nres):
         card = p.res[j]
         if card >= 0:
-            sf = shortfall(p, card) - gold
-            if sf <= 0:
-                sf = 0
-                n_aff += 1
-            reach += (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
+            reach += reach_of(p, card, &n_aff)
     for c in range(NCOL):
         spread += p.bonus[c] if p.bonus[c] < 3 else 3
         tok += p.tokens[c]
-    tok += gold
+    tok += p.tokens[GOLD]
     for j in range(NNOBLES):
         if (s.nobles >> j) & 1:
             miss = 0

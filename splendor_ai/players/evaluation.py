@@ -112,7 +112,7 @@ VALUE_PHASE = (1.223, -0.844, 0.292, 0.352, 0.480, 0.182, 0.885, 1.077, 0.0, 0.0
 # 0.591 against 0.601 for VALUE's terms refitted on the same games). mcts(iterations=10000) with
 # them beat the same search with VALUE_WEIGHTS / VALUE_PHASE by +72 Elo [+28, +118] (240 games),
 # at 40,000 iterations by +108 [+39, +185] (100 games). Elsewhere they gained nothing (at 2,000
-# iterations: 27.5% with 3 players, 33% is level; 24.2% with 4, 25% is level; the modules 75-0-85,
+# iterations: 27.5% with 3 players, 33% is level; 24.2% with 4, 25% is level; the modules 82-0-78,
 # Orient 14-26 and Trading Posts 18-22 the worst), so value_weights() gives them to two-player
 # base games only: the games they were fitted on.
 RICH_WEIGHTS = (0.169, 0.414, 0.971, 0.126, -0.093, -0.155, -0.219, 0.237, 0.0, 0.258, -0.095, -2.198,
