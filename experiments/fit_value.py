@@ -111,6 +111,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--extra", nargs="*", default=[], choices=NAMES[8:], metavar="TERM",
                     help=f"terms to fit besides points .. tempo: {', '.join(NAMES[8:])}")
+    ap.add_argument("--round-turn", action="store_true", help="the same as --extra round_turn")
     ap.add_argument("--cache", default=None, metavar="FILE.npz",
                     help="keep every position's terms here and read them back when the records are the same")
     ap.add_argument("--before", default=None, metavar="ISO_DATE",
@@ -119,7 +120,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     root = pathlib.Path(__file__).resolve().parent / "results"
     paths = args.records or sorted(glob.glob(str(root / "**" / "games.jsonl"), recursive=True))
-    which = BASE_TERMS + tuple(NAMES.index(e) for e in args.extra if NAMES.index(e) not in BASE_TERMS)
+    extra = args.extra + ["round_turn"] * args.round_turn
+    which = BASE_TERMS + tuple(dict.fromkeys(NAMES.index(e) for e in extra))
     nterms = len(which)
     key = json.dumps([paths, args.before, [pathlib.Path(p).stat().st_size for p in paths]])
     cached = np.load(args.cache) if args.cache and pathlib.Path(args.cache).exists() else None

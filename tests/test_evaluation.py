@@ -80,6 +80,15 @@ def test_fit_value_reports_and_writes_weights(tmp_path):
     fitted = {0, 1, 2, 3, 4, 5, 6, 7, 9, 12}
     assert all(v == 0 for k, v in enumerate(rich["weights"] + rich["phase_weights"]) if k % 16 not in fitted)
     assert rich["weights"][9] != 0 and rich["weights"][12] != 0
+    # --round-turn (the fifth session's command) is --extra round_turn
+    reports = []
+    for flags in (["--round-turn"], ["--extra", "round_turn"]):
+        r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",
+                            str(games / "games.jsonl"), "--holdout", "0.5", *flags], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        reports.append(r.stdout)
+    assert reports[0] == reports[1] and "round_turn" in reports[0]
     r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--extra", "nonsense"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "nonsense" in r.stderr

@@ -862,7 +862,7 @@ cdef int fill_weights(Weights* wt, object weights, object module_weights, object
     terms' slopes with the game's phase (up to NWEIGHTS; None: no slopes)."""
     cdef int i
     if not 1 <= len(weights) <= NWEIGHTS:
-        raise ValueError(f"expected at most {NWEIGHTS} evaluation weights")
+        raise ValueError(f"expected 1 to {NWEIGHTS} evaluation weights")
     if phase_weights is None:
         phase_weights = ()
     if len(phase_weights) > NWEIGHTS:
