@@ -69,7 +69,7 @@ from splendor_ai._engine cimport (
     NREG, NSLOT, PH_MAIN, PH_RETURN, Core, Rng, State, Tables, action_key, apply_action, determinize,
     get_tables, legal_actions, rng_below, rng_next, rng_seed)
 from splendor_ai._engine cimport A_BASE_END, A_CONQUER, A_FREE, A_SACRIFICE, MOD_STRONGHOLDS, NDECK, TASK_REFILL
-from splendor_ai._policy cimport NWEIGHTS, Weights, eval_state, fill_weights, score_actions, terminal_values
+from splendor_ai._policy cimport Weights, eval_state, fill_weights, score_actions, terminal_values
 
 cdef const Tables* T = get_tables()
 

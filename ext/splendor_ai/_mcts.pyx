@@ -20,7 +20,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from splendor_ai._engine cimport (
     MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Deal, Player, Rng, State, action_key, action_keys, apply_action, deal_apply,
     deal_prepare, determinize, legal_actions, random_playout, rng_next, rng_seed)
-from splendor_ai._policy cimport NWEIGHTS, Weights, fill_weights, policy_playout, score_actions, win_probs
+from splendor_ai._policy cimport Weights, fill_weights, policy_playout, score_actions, win_probs
 
 cdef enum:
     MODE_ISMCTS = 0
