@@ -102,6 +102,82 @@ def test_fit_value_reports_and_writes_weights(tmp_path):
     assert r.returncode == 2 and "no two-player base-game records" in r.stderr
 
 
+def _fit_value_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("fit_value", ROOT / "experiments" / "fit_value.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_softmax_fit_with_two_seats_is_the_logistic_regression_on_differences():
+    """The conditional logit over two seats is the logistic regression of seat 0's win on the
+    difference of the seats' terms: the same weights as a direct IRLS fit of that regression, and
+    its log loss is the logistic one. Three seats: the gradient at the fit is zero."""
+    import numpy as np
+    fv = _fit_value_module()
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 2, 3))
+    true = np.array([1.0, -0.5, 0.25])
+    p0 = 1 / (1 + np.exp(-(X[:, 0] - X[:, 1]) @ true))
+    win0 = (rng.random(400) < p0).astype(float)
+    Y = np.stack([win0, 1 - win0], axis=1)
+    beta = fv.fit_softmax(X, Y, l2=0.0)
+    D = X[:, 0] - X[:, 1]
+    b = np.zeros(3)
+    for _ in range(50):   # IRLS on the differences, independently of fit_softmax
+        p = 1 / (1 + np.exp(-D @ b))
+        b -= np.linalg.solve((D * (p * (1 - p))[:, None]).T @ D, D.T @ (p - win0))
+    assert beta == pytest.approx(b, abs=1e-8)
+    z = D @ b
+    logistic = np.mean(win0 * np.logaddexp(0, -z) + (1 - win0) * np.logaddexp(0, z))
+    assert fv.log_loss(X, Y, beta) == pytest.approx(logistic)
+    X3 = rng.normal(size=(300, 3, 2))
+    Y3 = np.eye(3)[rng.integers(0, 3, 300)]
+    beta3 = fv.fit_softmax(X3, Y3, l2=0.0)
+    assert np.einsum("rs,rsk->k", fv.probs(X3, beta3) - Y3, X3) == pytest.approx(np.zeros(2), abs=1e-8)
+
+
+@pytest.mark.parametrize("flags,games,module_terms", [(["--players", "3"], 6, ()),
+                                                      (["--module", "cities"], 4, (0, 1)),
+                                                      (["--module", "strongholds"], 4, (6, 7, 8))])
+def test_fit_value_fits_other_player_counts_and_modules(tmp_path, flags, games, module_terms):
+    """--players and --module fit the games of that kind only (the 2-player base-game records
+    beside them are not read) and, in a module, its own terms: weights.json gives them and 0 for
+    every other module's."""
+    kind = ["--players", "3"] if "--players" in flags else flags
+    recs = []
+    for name, how in (("kind", kind), ("base", [])):
+        out = tmp_path / name
+        r = subprocess.run([sys.executable, str(ROOT / "experiments" / "head_to_head.py"), "mcts(iterations=30)",
+                            "mcts(iterations=10)", "--deals", "2", "--out", str(out), "--no-progress", *how],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        recs.append(str(out / "games.jsonl"))
+    out = tmp_path / "fit"
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records", *recs,
+                        "--holdout", "0.5", "--extra", "round_turn", *flags, "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report = (out / "report.txt").read_text()
+    assert f"{games} games (" in report and "the players' current" in report
+    w = json.loads((out / "weights.json").read_text())
+    phased = w["phased"]
+    assert len(phased["weights"]) == len(phased["phase_weights"]) == 16 and phased["weights"][8] != 0
+    if module_terms:
+        assert w["module"] == flags[1]
+        ms = phased["module_weights"]
+        assert len(ms) == len(MODULE_WEIGHTS) and any(ms[k] != 0 for k in module_terms)
+        assert all(m == 0 for k, m in enumerate(ms) if k not in module_terms)
+        assert "city_progress" in report if flags[1] == "cities" else "sh_conquest" in report
+    else:
+        assert w["players"] == 3 and "module_weights" not in phased
+    # the wrong kind for these records: none to fit
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records", recs[0],
+                        "--players", "4"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "no four-player base-game records" in r.stderr
+
+
 @pytest.mark.parametrize("players,first", [(2, 0), (2, 1), (3, 2), (4, 1)])
 def test_round_turn_counts_the_seats_still_to_move_this_round(players, first):
     """Term 8 is 1 for every seat whose turn of this round is still to come: all of them at the

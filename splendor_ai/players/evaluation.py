@@ -129,6 +129,11 @@ def value_weights(players: int, modules: tuple[str, ...] = ()) -> tuple[tuple[fl
     return VALUE_WEIGHTS, VALUE_PHASE
 
 
+def value_module_weights(modules: tuple[str, ...] = ()) -> tuple[float, ...]:
+    """The module weights of the search players' evaluation for a game with `modules`."""
+    return MODULE_WEIGHTS
+
+
 MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",
                 "sh_blocked", "sh_own", "sh_conquest", "unused9", "unused10", "unused11")
 MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0)

@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ..move import Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, check_weights, value_weights
+from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, check_weights, value_module_weights, value_weights
 from .keys import is_decision, line_to_moves, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
@@ -33,8 +33,8 @@ class MCTSPlayer(Player):
     puct (priors from the heuristic action scores; False = plain UCT), prior_temp, fpu, eps
     (playout randomness), cutoff (playout turns before evaluating; 0 = play to the end), rollout
     ("policy" or "random"), eval_scale, weights and phase_weights (the evaluation at the cut-off;
-    each defaults to the fitted one for the game being played, evaluation.value_weights: RICH_* for
-    two players without a module, VALUE_* otherwise), module_weights (the Cities of Splendor terms),
+    each defaults to the fitted one for the game being played, evaluation.value_weights),
+    module_weights (the Cities of Splendor terms; default evaluation.value_module_weights),
     reuse (keep the tree between moves), workers (root-parallel searches on threads; the C search
     runs without the GIL, so they use all cores).
 
@@ -45,7 +45,7 @@ class MCTSPlayer(Player):
                  c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
                  weights=None, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
-                 workers: int = 1, max_nodes: int = 20_000_000, module_weights=MODULE_WEIGHTS,
+                 workers: int = 1, max_nodes: int = 20_000_000, module_weights=None,
                  phase_weights=None):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -64,7 +64,7 @@ class MCTSPlayer(Player):
         check_weights(weights, phase_weights)
         self.weights = None if weights is None else tuple(float(w) for w in weights)
         self.phase_weights = None if phase_weights is None else tuple(float(w) for w in phase_weights)
-        if len(module_weights) != len(MODULE_WEIGHTS):
+        if module_weights is not None and len(module_weights) != len(MODULE_WEIGHTS):
             raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
         self.iterations, self.seconds = iterations, seconds
@@ -73,17 +73,18 @@ class MCTSPlayer(Player):
         self.perfect_information = mode == "perfect"
         self.params = {"c": float(c), "c_base": float(c_base), "puct": int(bool(puct)), "prior_temp": float(prior_temp),
                        "fpu": float(fpu), "eps": float(eps), "random_rollout": int(rollout == "random"),
-                       "cutoff": int(cutoff), "eval_scale": float(eval_scale),
-                       "module_weights": [float(w) for w in module_weights]}
+                       "cutoff": int(cutoff), "eval_scale": float(eval_scale)}
+        self.module_weights = None if module_weights is None else tuple(float(w) for w in module_weights)
         self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
         self.reset()
 
     def search_params(self, view: View | State) -> dict:
         """The C search's parameters for a game like `view`'s: the evaluation weights not given
         are the fitted ones for its player count and module."""
-        module = view.module
-        weights, phase = value_weights(view.players, (module,) if module else ())
-        return dict(self.params, weights=list(self.weights or weights), phase_weights=list(self.phase_weights or phase))
+        modules = (view.module,) if view.module else ()
+        weights, phase = value_weights(view.players, modules)
+        return dict(self.params, weights=list(self.weights or weights), phase_weights=list(self.phase_weights or phase),
+                    module_weights=list(self.module_weights or value_module_weights(modules)))
 
     def reset(self) -> None:
         self._tree = None
