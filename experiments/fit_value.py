@@ -190,7 +190,7 @@ def main(argv=None):
                                    + [MODULE_WEIGHTS[m] for m in module_which])
     # what the search players use now in these games (evaluation.value_weights, MODULE_WEIGHTS)
     now_w, now_phase = value_weights(args.players, (args.module,) if args.module else ())
-    now_m = value_module_weights((args.module,) if args.module else ())
+    now_m = value_module_weights(args.players, (args.module,) if args.module else ())
     pick = lambda ws: [ws[k] if k < len(ws) else 0.0 for k in which]
     now = DEFAULT_SCALE * np.array(pick(now_w) + [now_m[m] for m in module_which] + pick(now_phase))
     beta = fit_softmax(X[train], Y[train])

@@ -251,12 +251,19 @@ def test_win_now_is_not_a_win_with_the_cities():
     assert reach15 > 0
 
 
-@pytest.mark.parametrize("players,module,fitted", [(2, None, "rich"), (3, None, "value"), (2, "orient", "value")])
+@pytest.mark.parametrize("players,module,fitted", [(2, None, "RICH"), (3, None, "3P"), (4, None, "4P"),
+                                                    (2, "orient", "VALUE"), (3, "cities", "VALUE")])
 def test_search_players_take_the_fitted_weights_of_the_game(players, module, fitted):
-    """mcts() searches with RICH_* in two-player base games and VALUE_* elsewhere: the same visits
-    as the player given those weights, different visits from the one given the others."""
-    from splendor_ai.players.evaluation import RICH_PHASE, RICH_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS
-    st = State.new(players, seed=9, config=Config(players, modules=(module,) if module else ()))
+    """mcts() searches with the weights fitted for the game's player count and module
+    (evaluation.FITTED; VALUE_* and MODULE_WEIGHTS where none were fitted): the same visits as the
+    player given those weights, different visits from the one given another set."""
+    from splendor_ai.players import evaluation as ev
+    sets = {"RICH": (ev.RICH_WEIGHTS, ev.RICH_PHASE), "3P": (ev.WEIGHTS_3P, ev.PHASE_3P), "4P": (ev.WEIGHTS_4P, ev.PHASE_4P),
+            "VALUE": (ev.VALUE_WEIGHTS, ev.VALUE_PHASE)}
+    modules = (module,) if module else ()
+    assert ev.value_weights(players, modules) == sets[fitted]
+    assert ev.value_module_weights(players, modules) == ev.MODULE_WEIGHTS
+    st = State.new(players, seed=9, config=Config(players, modules=modules))
     rng = random.Random(9)
     for _ in range(6 * players):
         st.push(rng.choice(list(st.legal_moves)))
@@ -265,7 +272,8 @@ def test_search_players_take_the_fitted_weights_of_the_game(players, module, fit
     def visits(spec):
         return [(str(m.move), m.visits) for m in make_player(spec).choose(view).info.moves]
 
-    rich = f"mcts(iterations=3000,weights={RICH_WEIGHTS},phase_weights={RICH_PHASE})"
-    value = f"mcts(iterations=3000,weights={VALUE_WEIGHTS},phase_weights={VALUE_PHASE})"
-    same, other = (rich, value) if fitted == "rich" else (value, rich)
-    assert visits("mcts(iterations=3000)") == visits(same) != visits(other)
+    def spec(name):
+        w, ph = sets[name]
+        return f"mcts(iterations=3000,weights={w},phase_weights={ph},module_weights={ev.MODULE_WEIGHTS})"
+    other = "RICH" if fitted != "RICH" else "VALUE"
+    assert visits("mcts(iterations=3000)") == visits(spec(fitted)) != visits(spec(other))

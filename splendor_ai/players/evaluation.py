@@ -121,17 +121,53 @@ RICH_PHASE = (1.062, -0.668, 0.006, 0.325, 0.595, 0.459, 1.006, 1.009, 0.0, -0.2
               -0.081, -1.312, -0.294)
 
 
+# Three players (seventh session): every term, round_turn too, fitted on the 1,320 recorded
+# three-player base games between search players (fit_value.py --players 3, a softmax over the
+# seats; experiments/results/fit_value_3p/report.txt: held-out log loss 1.004 against 1.029 for
+# VALUE_*). mcts(iterations=2000) with them won 40.8% [36.3, 45.4] of 450 games against two copies
+# of the same search with VALUE_* (33.3% is level; experiments/results/h2h_fit3_3p).
+WEIGHTS_3P = (0.148, 0.825, 0.73, 0.152, -0.082, -0.036, -0.13, -0.26, 0.957, 0.234, -0.118, -3.261, -0.068,
+              -0.153, -0.228, 0.074)
+PHASE_3P = (1.007, -0.916, 0.072, 0.267, 0.617, 0.357, 0.585, 0.22, 1.484, -0.146, -0.083, 5.524, 0.159, 0.079,
+            -0.72, 0.006)
+
+# Four players: the same fit on the 1,320 recorded four-player base games (fit_value.py --players 4;
+# experiments/results/fit_value_4p/report.txt: held-out log loss 1.218 against 1.319 for VALUE_*;
+# round_turn counts most: a seat whose turn of the round is still to come is worth about a point
+# more early and three more late). mcts(iterations=2000) with them won 37.4% [33.2, 41.8] of 480
+# games against three copies of the same search with VALUE_* (25% is level;
+# experiments/results/h2h_fit4_4p).
+WEIGHTS_4P = (0.327, 0.661, 0.662, 0.201, 0.08, 0.184, -0.035, -0.315, 1.152, 0.282, -0.248, -4.025, 0.262,
+              -0.128, -1.078, 0.239)
+PHASE_4P = (0.91, -0.63, -0.26, 0.202, 0.745, 0.047, 0.468, -0.072, 2.169, -0.182, 0.001, 5.9, -0.327, 0.089,
+            1.097, 0.3)
+
+# (players, module) -> (weights, phase_weights, module_weights) fitted for that kind of game; other
+# games use VALUE_* with the hand-set MODULE_WEIGHTS
+FITTED = {
+    (2, None): (RICH_WEIGHTS, RICH_PHASE, None),
+    (3, None): (WEIGHTS_3P, PHASE_3P, None),
+    (4, None): (WEIGHTS_4P, PHASE_4P, None),
+}
+
+
+def _fitted(players: int, modules: tuple[str, ...]):
+    module = modules[0] if len(modules) == 1 else None if not modules else "several"
+    return FITTED.get((players, module), (VALUE_WEIGHTS, VALUE_PHASE, None))
+
+
 def value_weights(players: int, modules: tuple[str, ...] = ()) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """The fitted (weights, phase_weights) of the search players' evaluation for a game: RICH_* for
-    two players without a module, where they were fitted and measured, VALUE_* otherwise."""
-    if players == 2 and not modules:
-        return RICH_WEIGHTS, RICH_PHASE
-    return VALUE_WEIGHTS, VALUE_PHASE
+    """The fitted (weights, phase_weights) of the search players' evaluation for a game: the set
+    fitted on games of its player count and module where there is one (FITTED), VALUE_*
+    otherwise."""
+    weights, phase, _ = _fitted(players, modules)
+    return weights, phase
 
 
-def value_module_weights(modules: tuple[str, ...] = ()) -> tuple[float, ...]:
-    """The module weights of the search players' evaluation for a game with `modules`."""
-    return MODULE_WEIGHTS
+def value_module_weights(players: int, modules: tuple[str, ...] = ()) -> tuple[float, ...]:
+    """The module weights of the search players' evaluation for a game: fitted for its module
+    where they were (FITTED), the hand-set MODULE_WEIGHTS otherwise."""
+    return _fitted(players, modules)[2] or MODULE_WEIGHTS
 
 
 MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "post_progress", "post_held",

@@ -84,7 +84,7 @@ class MCTSPlayer(Player):
         modules = (view.module,) if view.module else ()
         weights, phase = value_weights(view.players, modules)
         return dict(self.params, weights=list(self.weights or weights), phase_weights=list(self.phase_weights or phase),
-                    module_weights=list(self.module_weights or value_module_weights(modules)))
+                    module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
 
     def reset(self) -> None:
         self._tree = None
