@@ -19,8 +19,10 @@ which is what a cut-off needs.
     python experiments/fit_value.py --players 4          # 4-player base games
     python experiments/fit_value.py --module orient      # 2-player Orient games, with its own terms
 
-Prints the held-out log loss and accuracy of SPSA's weights (DEFAULT_WEIGHTS), of the weights the
-search players use now in such games (evaluation.value_weights), of fitted ones and of fitted ones
+Prints the held-out log loss and accuracy of SPSA's weights (DEFAULT_WEIGHTS), of the fifth
+session's VALUE_WEIGHTS / VALUE_PHASE (with the hand-set MODULE_WEIGHTS), of the weights the search
+players use now in such games (evaluation.value_weights: when they were fitted on these records,
+their held-out games were in the fit), of fitted ones and of fitted ones
 that move with the game's phase (each base weight w + slope * min(leader's points, 15) / 15, the
 evaluation's `phase_weights`), the weights fitted on every game (in the evaluation's units, for
 eval_scale = DEFAULT_SCALE) and the plain fit per game phase. With --module the module's own terms
@@ -40,7 +42,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from splendor_ai import _policy  # noqa: E402
 from splendor_ai.players.evaluation import (DEFAULT_SCALE, DEFAULT_WEIGHTS, MODULE_NAMES, MODULE_WEIGHTS,  # noqa: E402
-                                            NAMES, NTERMS as ALL_TERMS, value_module_weights, value_weights)
+                                            NAMES, NTERMS as ALL_TERMS, VALUE_PHASE, VALUE_WEIGHTS,
+                                            value_module_weights, value_weights)
 from splendor_ai.records import read_records  # noqa: E402
 from splendor_ai.state import State  # noqa: E402
 
@@ -193,6 +196,8 @@ def main(argv=None):
     now_m = value_module_weights(args.players, (args.module,) if args.module else ())
     pick = lambda ws: [ws[k] if k < len(ws) else 0.0 for k in which]
     now = DEFAULT_SCALE * np.array(pick(now_w) + [now_m[m] for m in module_which] + pick(now_phase))
+    value = DEFAULT_SCALE * np.array(pick(VALUE_WEIGHTS) + [MODULE_WEIGHTS[m] for m in module_which]
+                                     + pick(VALUE_PHASE))
     beta = fit_softmax(X[train], Y[train])
     # the phased model: each base weight moves linearly with the leader's points (capped at 15)
     Z = np.concatenate([X, X[:, :, :nbase] * (np.minimum(pts, WIN) / WIN)[:, None, None]], axis=2)
@@ -203,6 +208,7 @@ def main(argv=None):
              "",
              "held-out                   log loss   accuracy",
              f"  SPSA's DEFAULT_WEIGHTS   {log_loss(X[test], Y[test], cur):.4f}     {accuracy(X[test], Y[test], cur):.3f}",
+             f"  VALUE_* (5th session)    {log_loss(Z[test], Y[test], value):.4f}     {accuracy(Z[test], Y[test], value):.3f}",
              f"  the players' current     {log_loss(Z[test], Y[test], now):.4f}     {accuracy(Z[test], Y[test], now):.3f}",
              f"  fitted                   {log_loss(X[test], Y[test], beta):.4f}     {accuracy(X[test], Y[test], beta):.3f}",
              f"  fitted, with phase       {log_loss(Z[test], Y[test], gamma):.4f}     {accuracy(Z[test], Y[test], gamma):.3f}",

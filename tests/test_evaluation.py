@@ -252,17 +252,20 @@ def test_win_now_is_not_a_win_with_the_cities():
 
 
 @pytest.mark.parametrize("players,module,fitted", [(2, None, "RICH"), (3, None, "3P"), (4, None, "4P"),
+                                                    (2, "cities", "CITIES"), (2, "strongholds", "STRONGHOLDS"),
                                                     (2, "orient", "VALUE"), (3, "cities", "VALUE")])
 def test_search_players_take_the_fitted_weights_of_the_game(players, module, fitted):
     """mcts() searches with the weights fitted for the game's player count and module
     (evaluation.FITTED; VALUE_* and MODULE_WEIGHTS where none were fitted): the same visits as the
     player given those weights, different visits from the one given another set."""
     from splendor_ai.players import evaluation as ev
-    sets = {"RICH": (ev.RICH_WEIGHTS, ev.RICH_PHASE), "3P": (ev.WEIGHTS_3P, ev.PHASE_3P), "4P": (ev.WEIGHTS_4P, ev.PHASE_4P),
-            "VALUE": (ev.VALUE_WEIGHTS, ev.VALUE_PHASE)}
+    m = ev.MODULE_WEIGHTS
+    sets = {"RICH": (ev.RICH_WEIGHTS, ev.RICH_PHASE, m), "3P": (ev.WEIGHTS_3P, ev.PHASE_3P, m),
+            "4P": (ev.WEIGHTS_4P, ev.PHASE_4P, m), "VALUE": (ev.VALUE_WEIGHTS, ev.VALUE_PHASE, m),
+            "CITIES": (ev.WEIGHTS_CITIES, ev.PHASE_CITIES, ev.MODULE_CITIES),
+            "STRONGHOLDS": (ev.WEIGHTS_STRONGHOLDS, ev.PHASE_STRONGHOLDS, ev.MODULE_STRONGHOLDS)}
     modules = (module,) if module else ()
-    assert ev.value_weights(players, modules) == sets[fitted]
-    assert ev.value_module_weights(players, modules) == ev.MODULE_WEIGHTS
+    assert ev.value_weights(players, modules) + (ev.value_module_weights(players, modules),) == sets[fitted]
     st = State.new(players, seed=9, config=Config(players, modules=modules))
     rng = random.Random(9)
     for _ in range(6 * players):
@@ -273,7 +276,7 @@ def test_search_players_take_the_fitted_weights_of_the_game(players, module, fit
         return [(str(m.move), m.visits) for m in make_player(spec).choose(view).info.moves]
 
     def spec(name):
-        w, ph = sets[name]
-        return f"mcts(iterations=3000,weights={w},phase_weights={ph},module_weights={ev.MODULE_WEIGHTS})"
+        w, ph, mw = sets[name]
+        return f"mcts(iterations=3000,weights={w},phase_weights={ph},module_weights={mw})"
     other = "RICH" if fitted != "RICH" else "VALUE"
     assert visits("mcts(iterations=3000)") == visits(spec(fitted)) != visits(spec(other))

@@ -142,12 +142,34 @@ WEIGHTS_4P = (0.327, 0.661, 0.662, 0.201, 0.08, 0.184, -0.035, -0.315, 1.152, 0.
 PHASE_4P = (0.91, -0.63, -0.26, 0.202, 0.745, 0.047, 0.468, -0.072, 2.169, -0.182, 0.001, 5.9, -0.327, 0.089,
             1.097, 0.3)
 
+# Two-player Cities and Strongholds games: every term and the module's own, fitted on the recorded
+# games of that module (fit_value.py --module M; 680 games each, 600 of them between mcts at 2,000
+# and 1,000 iterations; experiments/results/fit_value_<module>/report.txt: held-out log loss 0.601
+# against 0.655 for VALUE_* with MODULE_WEIGHTS in the Cities, 0.570 against 0.605 in the
+# Strongholds). mcts(iterations=2000) with them against the same search with VALUE_* and
+# MODULE_WEIGHTS, 300 games each (experiments/results/h2h_fit_<module>_2p): Cities
+# +188 Elo [+145, +236] (224-0-76), Strongholds +111 [+71, +154] (196-1-103). The Cities' fit
+# values a claimed city at about 14 points (city progress 12.0 at f = 1, claimed 2.3) where
+# the hand-set weights said 31.
+WEIGHTS_CITIES = (0.234, 0.381, 0.0, 0.154, 0.089, -0.061, -0.182, 0.168, 0.323, 0.233, -0.029, 0.0, 0.721,
+                  -0.113, -0.399, 0.0)
+PHASE_CITIES = (0.021, -0.395, 0.0, 0.071, -0.394, 0.265, 0.806, 0.137, 0.826, -0.163, 0.198, 0.0, -0.691,
+                -0.004, -1.331, 0.0)
+MODULE_CITIES = (12.045, 2.337, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+WEIGHTS_STRONGHOLDS = (0.172, 0.569, 0.829, 0.127, 0.139, -0.132, -0.399, 0.167, 0.481, 0.44, -0.19, -2.785,
+                       0.676, -0.197, -0.292, 0.132)
+PHASE_STRONGHOLDS = (1.356, -0.637, 0.733, 0.369, 0.141, 0.814, 0.71, -0.256, 3.121, -0.186, -0.012, 4.295,
+                     -0.717, 0.362, -1.813, -0.182)
+MODULE_STRONGHOLDS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.277, 0.41, 0.0, 0.0, 0.0, 0.0)
+
 # (players, module) -> (weights, phase_weights, module_weights) fitted for that kind of game; other
 # games use VALUE_* with the hand-set MODULE_WEIGHTS
 FITTED = {
     (2, None): (RICH_WEIGHTS, RICH_PHASE, None),
     (3, None): (WEIGHTS_3P, PHASE_3P, None),
     (4, None): (WEIGHTS_4P, PHASE_4P, None),
+    (2, "cities"): (WEIGHTS_CITIES, PHASE_CITIES, MODULE_CITIES),
+    (2, "strongholds"): (WEIGHTS_STRONGHOLDS, PHASE_STRONGHOLDS, MODULE_STRONGHOLDS),
 }
 
 
