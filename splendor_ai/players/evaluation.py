@@ -56,19 +56,21 @@ each read only in its own module (module weights m[0..11], MODULE_WEIGHTS below;
              next turn) of 1 + points
     (m[9..11] unused)
 
-The module weights are hand-set. SPSA on greedy self-play in each module (experiments/tune_eval.py
---module <name> --steps 80 --deals 4; experiments/results/tune_eval_<module>/report.txt) moved none
-of them significantly (tuned vs start over 200 games: cities +3 Elo [-45, +52], orient +24
-[-24, +73], posts -28 [-77, +20], strongholds +14 [-34, +63]), so they stay as set. With them,
-mcts(iterations=1000) scored 85% (cities), 60% (orient), 62% (posts) and 45% (strongholds) over 20
-games against the same search with every module weight 0 (experiments/module_strength_check.py).
+MODULE_WEIGHTS, the module weights of every game without a fitted set, are hand-set. SPSA on
+greedy self-play in each module (experiments/tune_eval.py --module <name> --steps 80 --deals 4;
+experiments/results/tune_eval_<module>/report.txt) moved none of them significantly (tuned vs start
+over 200 games: cities +3 Elo [-45, +52], orient +24 [-24, +73], posts -28 [-77, +20], strongholds
++14 [-34, +63]). With them, mcts(iterations=1000) scored 85% (cities), 60% (orient), 62% (posts)
+and 45% (strongholds) over 20 games against the same search with every module weight 0
+(experiments/module_strength_check.py). In the modules where a set is fitted to game outcomes
+(FITTED below) the fitted module weights replace them.
 
 Phase weights (`phase_weights`, a slope per base term): each base weight w[k] becomes
 w[k] + slope[k] * min(the leader's prestige points, 15) / 15, so a term can count differently at
 the start and near the end of the game. The module terms m[] do not move (the module's best-buy
 correction above is weighted by w[6] at the phase, as the base best buy is).
 
-Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. Three sets of
+Win chances at a cut-off are a softmax of `eval_scale * value` over the seats. The sets of
 weights:
 - DEFAULT_WEIGHTS (no phase), the greedy player's: from the self-play tuning in
   experiments/tune_eval.py (SPSA on greedy self-play, 300 steps;
@@ -80,9 +82,12 @@ weights:
   on the terms of every position of recorded games (experiments/fit_value.py). SPSA chose weights
   that pick a good one-ply move; a cut-off needs win chances, and at eval_scale 0.6 the SPSA
   weights are far too sure of themselves (held-out log loss 0.740, worse than a coin's 0.693).
-  Expectimax's leaves use them in every game; MCTS everywhere but in two-player base games.
-- RICH_WEIGHTS with RICH_PHASE, MCTS's cut-off in two-player base games (value_weights() picks a
-  game's set): the same fit with terms 9-15 as well, on more games (see below).
+  Expectimax's leaves use them in every game; MCTS in the games without a fitted set of their own.
+- The sets fitted for one kind of game (FITTED, keyed by player count and module; value_weights()
+  and value_module_weights() pick a game's): RICH_WEIGHTS with RICH_PHASE in two-player base
+  games (the same fit with terms 9-15 as well, on more games), WEIGHTS_3P / WEIGHTS_4P for three
+  and four players and per-module sets with their own module weights (a softmax fit over the
+  seats with every term, experiments/fit_value.py --players / --module; see each below).
 """
 from __future__ import annotations
 
@@ -142,20 +147,30 @@ WEIGHTS_4P = (0.327, 0.661, 0.662, 0.201, 0.08, 0.184, -0.035, -0.315, 1.152, 0.
 PHASE_4P = (0.91, -0.63, -0.26, 0.202, 0.745, 0.047, 0.468, -0.072, 2.169, -0.182, 0.001, 5.9, -0.327, 0.089,
             1.097, 0.3)
 
-# Two-player Cities and Strongholds games: every term and the module's own, fitted on the recorded
-# games of that module (fit_value.py --module M; 680 games each, 600 of them between mcts at 2,000
-# and 1,000 iterations; experiments/results/fit_value_<module>/report.txt: held-out log loss 0.601
-# against 0.655 for VALUE_* with MODULE_WEIGHTS in the Cities, 0.570 against 0.605 in the
-# Strongholds). mcts(iterations=2000) with them against the same search with VALUE_* and
-# MODULE_WEIGHTS, 300 games each (experiments/results/h2h_fit_<module>_2p): Cities
-# +188 Elo [+145, +236] (224-0-76), Strongholds +111 [+71, +154] (196-1-103). The Cities' fit
-# values a claimed city at about 14 points (city progress 12.0 at f = 1, claimed 2.3) where
-# the hand-set weights said 31.
+# Two-player module games: every term and the module's own, fitted on the recorded games of that
+# module (fit_value.py --module M; 680 games each, 600 of them between mcts at 2,000 and 1,000
+# iterations; experiments/results/fit_value_<module>/report.txt). Held-out log loss against VALUE_*
+# with MODULE_WEIGHTS: Cities 0.601 against 0.655, Orient 0.574 against 0.610, Trading Posts 0.590
+# against 0.614, Strongholds 0.570 against 0.605. mcts(iterations=2000) with them against the same
+# search with VALUE_* and MODULE_WEIGHTS (experiments/results/h2h_fit_<module>_2p): Cities +188 Elo
+# [+145, +236] (300 games), Orient +33 [+5, +61] (600), Trading Posts +47 [+19, +76] (600),
+# Strongholds +111 [+71, +154] (300). The Cities' fit values a claimed city at about 14 points
+# (city progress 12.0 at f = 1, claimed 2.3) where the hand-set weights said 31.
 WEIGHTS_CITIES = (0.234, 0.381, 0.0, 0.154, 0.089, -0.061, -0.182, 0.168, 0.323, 0.233, -0.029, 0.0, 0.721,
                   -0.113, -0.399, 0.0)
 PHASE_CITIES = (0.021, -0.395, 0.0, 0.071, -0.394, 0.265, 0.806, 0.137, 0.826, -0.163, 0.198, 0.0, -0.691,
                 -0.004, -1.331, 0.0)
 MODULE_CITIES = (12.045, 2.337, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+WEIGHTS_ORIENT = (0.316, 1.001, 0.391, 0.196, 0.195, -0.324, -0.085, 0.045, 0.586, 0.203, -0.122, -5.716,
+                  0.43, -0.066, -0.581, 0.018)
+PHASE_ORIENT = (1.34, -0.731, -0.028, 0.557, 0.543, 0.517, 1.003, -0.563, 3.48, 0.051, -0.292, 8.169, -0.256,
+                -0.206, -0.255, 0.697)
+MODULE_ORIENT = (0.0, 0.0, 0.735, 1.39, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+WEIGHTS_POSTS = (0.207, -0.217, 0.617, 0.136, -0.165, -0.398, -0.376, 0.084, 0.534, 0.432, -0.202, -1.917,
+                 1.431, -0.142, -0.621, 0.103)
+PHASE_POSTS = (0.752, -0.241, 0.248, 0.077, 0.898, 0.444, 1.481, -0.305, 2.57, -0.602, 0.466, 3.291, -1.268,
+               -0.043, -0.327, 0.132)
+MODULE_POSTS = (0.0, 0.0, 0.0, 0.0, 0.354, 0.59, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 WEIGHTS_STRONGHOLDS = (0.172, 0.569, 0.829, 0.127, 0.139, -0.132, -0.399, 0.167, 0.481, 0.44, -0.19, -2.785,
                        0.676, -0.197, -0.292, 0.132)
 PHASE_STRONGHOLDS = (1.356, -0.637, 0.733, 0.369, 0.141, 0.814, 0.71, -0.256, 3.121, -0.186, -0.012, 4.295,
@@ -169,6 +184,8 @@ FITTED = {
     (3, None): (WEIGHTS_3P, PHASE_3P, None),
     (4, None): (WEIGHTS_4P, PHASE_4P, None),
     (2, "cities"): (WEIGHTS_CITIES, PHASE_CITIES, MODULE_CITIES),
+    (2, "orient"): (WEIGHTS_ORIENT, PHASE_ORIENT, MODULE_ORIENT),
+    (2, "posts"): (WEIGHTS_POSTS, PHASE_POSTS, MODULE_POSTS),
     (2, "strongholds"): (WEIGHTS_STRONGHOLDS, PHASE_STRONGHOLDS, MODULE_STRONGHOLDS),
 }
 
