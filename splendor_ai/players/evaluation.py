@@ -130,7 +130,8 @@ RICH_PHASE = (1.062, -0.668, 0.006, 0.325, 0.595, 0.459, 1.006, 1.009, 0.0, -0.2
 # three-player base games between search players (fit_value.py --players 3, a softmax over the
 # seats; experiments/results/fit_value_3p/report.txt: held-out log loss 1.004 against 1.029 for
 # VALUE_*). mcts(iterations=2000) with them won 40.8% [36.3, 45.4] of 450 games against two copies
-# of the same search with VALUE_* (33.3% is level; experiments/results/h2h_fit3_3p).
+# of the same search with VALUE_* (33.3% is level; experiments/results/h2h_fit3_3p), at 10,000
+# iterations 42.5% [35.5, 49.8] of 180 (h2h_fit3_10k_3p).
 WEIGHTS_3P = (0.148, 0.825, 0.73, 0.152, -0.082, -0.036, -0.13, -0.26, 0.957, 0.234, -0.118, -3.261, -0.068,
               -0.153, -0.228, 0.074)
 PHASE_3P = (1.007, -0.916, 0.072, 0.267, 0.617, 0.357, 0.585, 0.22, 1.484, -0.146, -0.083, 5.524, 0.159, 0.079,
@@ -141,7 +142,7 @@ PHASE_3P = (1.007, -0.916, 0.072, 0.267, 0.617, 0.357, 0.585, 0.22, 1.484, -0.14
 # round_turn counts most: a seat whose turn of the round is still to come is worth about a point
 # more early and three more late). mcts(iterations=2000) with them won 37.4% [33.2, 41.8] of 480
 # games against three copies of the same search with VALUE_* (25% is level;
-# experiments/results/h2h_fit4_4p).
+# experiments/results/h2h_fit4_4p), at 10,000 iterations 33.0% [27.9, 38.5] of 300 (h2h_fit4_10k_4p).
 WEIGHTS_4P = (0.327, 0.661, 0.662, 0.201, 0.08, 0.184, -0.035, -0.315, 1.152, 0.282, -0.248, -4.025, 0.262,
               -0.128, -1.078, 0.239)
 PHASE_4P = (0.91, -0.63, -0.26, 0.202, 0.745, 0.047, 0.468, -0.072, 2.169, -0.182, 0.001, 5.9, -0.327, 0.089,
