@@ -189,12 +189,14 @@ def main(argv=None):
     test_games = set(rng.choice(games, size=int(len(games) * args.holdout), replace=False).tolist())
     test = np.array([gi in test_games for gi in g])
     train = ~test
-    cur = DEFAULT_SCALE * np.array([DEFAULT_WEIGHTS[k] if k < len(DEFAULT_WEIGHTS) else 0.0 for k in which]
-                                   + [MODULE_WEIGHTS[m] for m in module_which])
-    # what the search players use now in these games (evaluation.value_weights, MODULE_WEIGHTS)
-    now_w, now_phase = value_weights(args.players, (args.module,) if args.module else ())
-    now_m = value_module_weights(args.players, (args.module,) if args.module else ())
-    pick = lambda ws: [ws[k] if k < len(ws) else 0.0 for k in which]
+
+    def pick(ws):   # the fitted terms' entries of a weight tuple (a short tuple's missing ones are 0)
+        return [ws[k] if k < len(ws) else 0.0 for k in which]
+    cur = DEFAULT_SCALE * np.array(pick(DEFAULT_WEIGHTS) + [MODULE_WEIGHTS[m] for m in module_which])
+    # what the search players use now in these games (evaluation.value_weights and value_module_weights)
+    modules = (args.module,) if args.module else ()
+    now_w, now_phase = value_weights(args.players, modules)
+    now_m = value_module_weights(args.players, modules)
     now = DEFAULT_SCALE * np.array(pick(now_w) + [now_m[m] for m in module_which] + pick(now_phase))
     value = DEFAULT_SCALE * np.array(pick(VALUE_WEIGHTS) + [MODULE_WEIGHTS[m] for m in module_which]
                                      + pick(VALUE_PHASE))

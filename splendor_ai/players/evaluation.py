@@ -192,8 +192,9 @@ FITTED = {
 
 
 def _fitted(players: int, modules: tuple[str, ...]):
-    module = modules[0] if len(modules) == 1 else None if not modules else "several"
-    return FITTED.get((players, module), (VALUE_WEIGHTS, VALUE_PHASE, None))
+    """A game's FITTED entry; VALUE_* with the hand-set module weights (None) where there is none."""
+    key = (players, modules[0] if modules else None) if len(modules) <= 1 else None
+    return FITTED.get(key, (VALUE_WEIGHTS, VALUE_PHASE, None))
 
 
 def value_weights(players: int, modules: tuple[str, ...] = ()) -> tuple[tuple[float, ...], tuple[float, ...]]:
