@@ -25,7 +25,8 @@ For each seat, in prestige-point units (computed in C by `_policy.eval_state`):
           + w[15] * face-up nobles the seat lacks at most 2 bonuses for
 
 With a Cities of Splendor module (`State.modules`), module terms are added to the value above,
-each read only in its own module (module weights m[0..11]: MODULE_WEIGHTS below, hand-set, or a set fitted for the module):
+each read only in its own module (module weights m[0..11]: MODULE_WEIGHTS below, hand-set, or the
+set fitted for the module, FITTED):
 
     + w[6] * (the most points buyable now by the module's rules - the same by the base rules):
              Orient gold cards pay 2 gold, trading-post power 2, the Orient conditions on
