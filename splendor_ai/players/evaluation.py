@@ -217,14 +217,17 @@ MODULE_NAMES = ("city_progress", "city_claimed", "held_noble", "gold_cards", "po
 MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0)
 
 
-def check_weights(weights, phase_weights) -> None:
+def check_weights(weights, phase_weights, module_weights=None) -> None:
     """A player's base weights and phase slopes: None (the fitted ones for the game) or 10 to
     NTERMS numbers each (the missing ones are 0, so the weights of before terms 9-15 still mean
-    what they meant)."""
+    what they meant); its module weights: None or one number per MODULE_NAMES."""
     for name, ws in (("weights", weights), ("phase_weights", phase_weights)):
         if ws is not None and not 10 <= len(ws) <= NTERMS:
             raise ConfigError(f"{name} must hold 10 to {NTERMS} numbers (see splendor_ai/players/evaluation.py), "
                               f"got {len(ws)}")
+    if module_weights is not None and len(module_weights) != len(MODULE_NAMES):
+        raise ConfigError(f"module_weights must hold {len(MODULE_NAMES)} numbers (see splendor_ai/players/evaluation.py), "
+                          f"got {len(module_weights)}")
 
 
 def evaluate(game: State | View, weights=DEFAULT_WEIGHTS, module_weights=MODULE_WEIGHTS,

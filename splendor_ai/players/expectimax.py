@@ -74,9 +74,7 @@ class ExpectimaxPlayer(Player):
             raise ConfigError(f"exact_root must be True, False or a number of moves in 1-64, got {exact_root!r}")
         if not isinstance(tt_bits, int) or isinstance(tt_bits, bool) or not 0 <= tt_bits <= 26:
             raise ConfigError(f"tt_bits must be an integer in 0-26, got {tt_bits!r}")
-        check_weights(weights, phase_weights)
-        if len(module_weights) != len(MODULE_WEIGHTS):
-            raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
+        check_weights(weights, phase_weights, module_weights)
         self.seed = seed
         self.depth, self.seconds, self.dets = depth, seconds, dets
         self.algo = algo

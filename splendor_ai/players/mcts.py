@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ..move import Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, check_weights, value_module_weights, value_weights
+from .evaluation import DEFAULT_SCALE, check_weights, value_module_weights, value_weights
 from .keys import is_decision, line_to_moves, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
@@ -61,11 +61,9 @@ class MCTSPlayer(Player):
                 raise ConfigError(f"{name} must be a number >= 0, got {v!r}")
         if not isinstance(workers, int) or workers < 1:
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
-        check_weights(weights, phase_weights)
+        check_weights(weights, phase_weights, module_weights)
         self.weights = None if weights is None else tuple(float(w) for w in weights)
         self.phase_weights = None if phase_weights is None else tuple(float(w) for w in phase_weights)
-        if module_weights is not None and len(module_weights) != len(MODULE_WEIGHTS):
-            raise ConfigError(f"module_weights must hold {len(MODULE_WEIGHTS)} numbers (see splendor_ai/players/evaluation.py)")
         self.seed = seed
         self.iterations, self.seconds = iterations, seconds
         self.mode, self.dets, self.workers, self.max_nodes = mode, dets, workers, max_nodes
