@@ -254,6 +254,7 @@ def test_win_now_is_not_a_win_with_the_cities():
 @pytest.mark.parametrize("players,module,fitted", [(2, None, "RICH"), (3, None, "3P"), (4, None, "4P"),
                                                     (2, "cities", "CITIES"), (2, "orient", "ORIENT"),
                                                     (2, "posts", "POSTS"), (2, "strongholds", "STRONGHOLDS"),
+                                                    (3, "strongholds", "3P_SH"), (4, "strongholds", "4P_SH"),
                                                     (3, "cities", "VALUE"), (4, "orient", "VALUE")])
 def test_search_players_take_the_fitted_weights_of_the_game(players, module, fitted):
     """mcts() searches with the weights fitted for the game's player count and module
@@ -266,7 +267,9 @@ def test_search_players_take_the_fitted_weights_of_the_game(players, module, fit
             "CITIES": (ev.WEIGHTS_CITIES, ev.PHASE_CITIES, ev.MODULE_CITIES),
             "ORIENT": (ev.WEIGHTS_ORIENT, ev.PHASE_ORIENT, ev.MODULE_ORIENT),
             "POSTS": (ev.WEIGHTS_POSTS, ev.PHASE_POSTS, ev.MODULE_POSTS),
-            "STRONGHOLDS": (ev.WEIGHTS_STRONGHOLDS, ev.PHASE_STRONGHOLDS, ev.MODULE_STRONGHOLDS)}
+            "STRONGHOLDS": (ev.WEIGHTS_STRONGHOLDS, ev.PHASE_STRONGHOLDS, ev.MODULE_STRONGHOLDS),
+            "3P_SH": (ev.WEIGHTS_3P, ev.PHASE_3P, ev.MODULE_STRONGHOLDS),
+            "4P_SH": (ev.WEIGHTS_4P, ev.PHASE_4P, ev.MODULE_STRONGHOLDS)}
     modules = (module,) if module else ()
     assert ev.value_weights(players, modules) + (ev.value_module_weights(players, modules),) == sets[fitted]
     st = State.new(players, seed=9, config=Config(players, modules=modules))
