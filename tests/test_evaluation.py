@@ -255,7 +255,9 @@ def test_win_now_is_not_a_win_with_the_cities():
                                                     (2, "cities", "CITIES"), (2, "orient", "ORIENT"),
                                                     (2, "posts", "POSTS"), (2, "strongholds", "STRONGHOLDS"),
                                                     (3, "strongholds", "3P_SH"), (4, "strongholds", "4P_SH"),
-                                                    (3, "cities", "VALUE"), (4, "orient", "VALUE")])
+                                                    (3, "cities", "CITIES"), (4, "cities", "CITIES"),
+                                                    (3, "orient", "ORIENT"), (4, "orient", "VALUE"),
+                                                    (3, "posts", "VALUE"), (4, "posts", "VALUE")])
 def test_search_players_take_the_fitted_weights_of_the_game(players, module, fitted):
     """mcts() searches with the weights fitted for the game's player count and module
     (evaluation.FITTED; VALUE_* and MODULE_WEIGHTS where none were fitted): the same visits as the

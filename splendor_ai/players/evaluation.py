@@ -88,7 +88,10 @@ weights:
   and value_module_weights() pick a game's): RICH_WEIGHTS with RICH_PHASE in two-player base
   games (the same fit with terms 9-15 as well, on more games), WEIGHTS_3P / WEIGHTS_4P for three
   and four players and per-module sets with their own module weights (a softmax fit over the
-  seats with every term, experiments/fit_value.py --players / --module; see each below).
+  seats with every term, experiments/fit_value.py --players / --module; see each below). Some
+  3-4 player module games take one of these sets, where it gained in games (see FITTED).
+  Expectimax keeps VALUE_* and MODULE_WEIGHTS: these sets score positions at the end of
+  playouts, and at its leaves they lost (experiments/results/h2h_xfit_2p).
 """
 from __future__ import annotations
 
@@ -181,13 +184,14 @@ MODULE_STRONGHOLDS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.277, 0.41, 0.0, 0.0, 0.0, 
 
 # (players, module) -> (weights, phase_weights, module_weights) fitted for that kind of game; other
 # games use VALUE_* with the hand-set MODULE_WEIGHTS.
-# No 3-4 player module games are recorded to fit on. For the Strongholds the player count's base
-# set with the two-player module weights gained: mcts(iterations=2000) with them won 46.3% [37.6,
-# 55.1] of 120 3-player games (level 33.3%) and 59.6% [50.6, 67.9] of 120 4-player games (level
-# 25%) against copies of the VALUE_* search (experiments/results/h2h_fitmix_strongholds_<N>p).
-# In the other modules the same mix did not separate from level or fell below it (3 players:
-# Cities 37.9%, Orient 38.3%, Trading Posts 32.9%; 4 players: 20.0%, 20.8%, 22.5%), so they keep
-# VALUE_*.
+# No 3-4 player module games are recorded to fit on; sets fitted on other games gained in some of
+# them (mcts(iterations=2000) against copies of the VALUE_* search; level 33.3% at 3 players, 25%
+# at 4; experiments/README.md, "3 and 4 players with a module"): the two-player Cities set in the
+# Cities (52.5% [43.6, 61.2] of 120 games at 3 players, 33.8% [25.9, 42.6] of 120 at 4) and the
+# two-player Orient set in the 3-player Orient (40.0% [34.0, 46.3] of 240); in the Strongholds
+# the player count's base set with the two-player Strongholds module weights (46.2% [37.6, 55.1],
+# 59.6% [50.6, 67.9]). The 4-player Orient and the Trading Posts keep VALUE_*: no set tried there
+# separated from level.
 FITTED = {
     (2, None): (RICH_WEIGHTS, RICH_PHASE, None),
     (3, None): (WEIGHTS_3P, PHASE_3P, None),
@@ -196,6 +200,9 @@ FITTED = {
     (2, "orient"): (WEIGHTS_ORIENT, PHASE_ORIENT, MODULE_ORIENT),
     (2, "posts"): (WEIGHTS_POSTS, PHASE_POSTS, MODULE_POSTS),
     (2, "strongholds"): (WEIGHTS_STRONGHOLDS, PHASE_STRONGHOLDS, MODULE_STRONGHOLDS),
+    (3, "cities"): (WEIGHTS_CITIES, PHASE_CITIES, MODULE_CITIES),
+    (4, "cities"): (WEIGHTS_CITIES, PHASE_CITIES, MODULE_CITIES),
+    (3, "orient"): (WEIGHTS_ORIENT, PHASE_ORIENT, MODULE_ORIENT),
     (3, "strongholds"): (WEIGHTS_3P, PHASE_3P, MODULE_STRONGHOLDS),
     (4, "strongholds"): (WEIGHTS_4P, PHASE_4P, MODULE_STRONGHOLDS),
 }
