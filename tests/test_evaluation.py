@@ -288,3 +288,19 @@ def test_search_players_take_the_fitted_weights_of_the_game(players, module, fit
         return f"mcts(iterations=3000,weights={w},phase_weights={ph},module_weights={mw})"
     other = "RICH" if fitted != "RICH" else "VALUE"
     assert visits("mcts(iterations=3000)") == visits(spec(fitted)) != visits(spec(other))
+
+
+def test_expectimax_takes_none_for_its_default_weights():
+    """weights=None (as mcts takes it) is expectimax's default VALUE_* / MODULE_WEIGHTS set: the
+    same scores as the player without them, different ones from another set."""
+    st = State.new(2, seed=5, config=Config(2, modules=("cities",)))
+    rng = random.Random(5)
+    for _ in range(10):
+        st.push(rng.choice(list(st.legal_moves)))
+    view = st.view(st.to_move)
+
+    def scores(spec):
+        return make_player(spec).choose(view).info.extra["scores"]
+    default = scores("expectimax(depth=1)")
+    assert scores("expectimax(depth=1,weights=None,phase_weights=None,module_weights=None)") == default
+    assert scores("expectimax(depth=1,module_weights=(0,0,0,0,0,0,0,0,0,0,0,0))") != default

@@ -75,6 +75,10 @@ class ExpectimaxPlayer(Player):
         if not isinstance(tt_bits, int) or isinstance(tt_bits, bool) or not 0 <= tt_bits <= 26:
             raise ConfigError(f"tt_bits must be an integer in 0-26, got {tt_bits!r}")
         check_weights(weights, phase_weights, module_weights)
+        # None, as in mcts, asks for the default: here the same VALUE_* set in every game
+        weights = VALUE_WEIGHTS if weights is None else weights
+        phase_weights = VALUE_PHASE if phase_weights is None else phase_weights
+        module_weights = MODULE_WEIGHTS if module_weights is None else module_weights
         self.seed = seed
         self.depth, self.seconds, self.dets = depth, seconds, dets
         self.algo = algo
