@@ -234,9 +234,10 @@ MODULE_WEIGHTS = (6.0, 25.0, 1.0, 0.6, 0.6, 1.0, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0)
 
 
 def check_weights(weights, phase_weights, module_weights=None) -> None:
-    """A player's base weights and phase slopes: None (the fitted ones for the game) or 10 to
-    NTERMS numbers each (the missing ones are 0, so the weights of before terms 9-15 still mean
-    what they meant); its module weights: None or one number per MODULE_NAMES."""
+    """A player's base weights and phase slopes: None (the player's default: in mcts the set
+    fitted for the game, in expectimax VALUE_*) or 10 to NTERMS numbers each (the missing ones are
+    0, so the weights of before terms 9-15 still mean what they meant); its module weights: None
+    or one number per MODULE_NAMES."""
     for name, ws in (("weights", weights), ("phase_weights", phase_weights)):
         if ws is not None and not 10 <= len(ws) <= NTERMS:
             raise ConfigError(f"{name} must hold 10 to {NTERMS} numbers (see splendor_ai/players/evaluation.py), "
