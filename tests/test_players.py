@@ -9,7 +9,7 @@ from splendor_ai.players import Limit, make_player
 
 SEARCH_SPECS = ["mcts(iterations=300)", "mcts(iterations=300,mode='pimc',dets=4)",
                 "mcts(iterations=300,puct=False,rollout='random')", "mcts(iterations=300,cutoff=4)",
-                "mcts(iterations=300,workers=2)"]
+                "mcts(iterations=300,workers=2)", "mcts(iterations=300,halving=4)"]
 
 # Final round, seat 1 moves last. Seat 0 has 15 points from 3 cards; seat 1 has 13 and wins only
 # by buying its reserved 3-point card #45 (6 white: 2 white bonuses + 4 white tokens) for 16.
@@ -131,7 +131,8 @@ def test_mcts_beats_random():
 @pytest.mark.parametrize("spec,needle", [("mcts(c=)", "cannot parse"), ("alphazero", "unknown player"),
                                          ("mcts(foo=1)", "foo"), ("mcts(mode='x')", "mode"),
                                          ("mcts(iterations=-5)", "iterations"), ("mcts(1)", "key=value"),
-                                         ("mcts(c_base=-1)", "c_base"), ("mcts(c='x')", "c must be")])
+                                         ("mcts(c_base=-1)", "c_base"), ("mcts(c='x')", "c must be"),
+                                         ("mcts(halving=1)", "halving"), ("mcts(halving_warm=1.5)", "halving_warm")])
 def test_bad_specs(spec, needle):
     with pytest.raises(ConfigError, match=needle):
         make_player(spec)
@@ -168,6 +169,70 @@ def test_exploration_grows_with_visits():
     constant = top_share("mcts(iterations=6000,c_base=0)")
     growing = top_share("mcts(iterations=6000,c_base=500)")
     assert all(g < c for g, c in zip(growing, constant))
+
+
+def test_forced_root_key_takes_every_visit():
+    """A search told to take one root action gives it every root visit; -1 lifts the order."""
+    from splendor_ai import _mcts
+    view = _mid_game_views(2, 5, 1)[0]
+    player = make_player("mcts")
+    tree = _mcts.Search(view._core, player.search_params(view), 1)
+    key = view._core.action_key(view._core.legal_actions()[-1])
+    tree.force_key = key
+    tree.run(500)
+    assert [(k, v) for k, v, _, _ in tree.root_stats()] == [(key, 500)]
+    tree.force_key = -1
+    tree.run(500)
+    assert len(tree.root_stats()) > 1
+    with pytest.raises(ValueError, match="force_key"):
+        tree.force_key = 1 << 20
+
+
+def test_sequential_halving_checks_the_rivals():
+    """With `halving` the root's candidates share the budget in rounds: the move kept is
+    ranked first, the runner-up has at least a quarter of the visits (PUCT gives it far fewer
+    on some of these positions) and exactly the whole budget is spent."""
+    views = _mid_game_views(2, 5, 4)
+    second_share = {}
+    for spec in ("mcts(halving=0)", "mcts(halving=8)"):
+        shares = []
+        for i, v in enumerate(views):
+            search = make_player(spec, seed=i).new_search(v, Limit(iterations=8000))
+            search.run()
+            infos = search.ranked()
+            if spec != "mcts(halving=0)":
+                assert search.halving.choice() == v._core.action_key(v.legal_moves._table[infos[0].move][0])
+                assert search.done() and search.iterations_done == 8000
+            visits = sorted((m.visits for m in infos), reverse=True)
+            shares.append(visits[1] / visits[0])
+        second_share[spec] = shares
+    assert min(second_share["mcts(halving=8)"]) >= 0.25
+    assert min(second_share["mcts(halving=0)"]) < 0.25
+
+
+def test_sequential_halving_under_a_time_limit():
+    """Under a clock the warm-up's speed sets the rounds' budget: the search keeps to its time,
+    gets past the warm-up and ranks the move it kept first."""
+    view = _mid_game_views(2, 5, 1)[0]
+    search = make_player("mcts(halving=8)", seed=1).new_search(view, Limit(seconds=0.2))
+    search.run()
+    infos = search.ranked()
+    assert search.halving.stage != "warm" and search.done()
+    assert search.halving.choice() == view._core.action_key(view.legal_moves._table[infos[0].move][0])
+    assert search.elapsed < 0.2 + 0.1
+
+
+def test_sequential_halving_in_chunks_is_one_run():
+    """Analysis runs a search in chunks to report progress: with `halving` the schedule goes on
+    where it stopped, so the chunks end exactly where one run does."""
+    from splendor_ai.analysis import analyse
+    view = _mid_game_views(2, 7, 1)[0]
+    spec = "mcts(halving=4,halving_warm=0.5)"
+    whole = analyse(view, Limit(iterations=6000), spec=spec, seed=2)
+    reports = []
+    chunked = analyse(view, Limit(iterations=6000), spec=spec, seed=2, progress=reports.append, report_every=0.002)
+    assert len(reports) >= 2
+    assert chunked.moves == whole.moves and chunked.visits == whole.visits == 6000
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

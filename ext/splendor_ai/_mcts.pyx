@@ -155,6 +155,9 @@ cdef class Search:
     cdef Rng rng
     cdef public long iterations
     cdef public double seconds
+    # >= 0: every iteration takes this root action (a root schedule such as sequential halving
+    # decides how the root's visits are shared; the tree below is searched as usual)
+    cdef int force_key
     # scratch for one iteration
     cdef uint32_t stamp[NKEYS]
     cdef int idx_of_key[NKEYS]
@@ -225,6 +228,7 @@ cdef class Search:
             deal_prepare(&self.root, &self.deal)
         self.iterations = 0
         self.seconds = 0
+        self.force_key = -1
         self.cur_stamp = 0
         memset(self.stamp, 0, sizeof(self.stamp))
 
@@ -408,35 +412,39 @@ cdef class Search:
                 for i in range(n):
                     prior[i] = 1.0 / n
             mover = s.to_move
-            best = 0
-            bestu = -1e30
-            cn = self.prm.c
-            if self.prm.c_base > 0:
-                # a constant c tuned at small budgets starves the root's second-best moves at
-                # large ones (their visits grow only as sqrt(N)), so the choice locks onto
-                # whichever move looked best early; growing c keeps them estimated (off by
-                # default: it settles the choice but won no games, experiments/README.md)
-                cn = self.prm.c * (1 + log(1 + self.nodes[node].visits / self.prm.c_base))
-            sq_new = sqrt(<float>(self.nodes[node].visits + 1))
-            for i in range(n):
-                ch = child_of[i]
-                if self.prm.puct:
-                    if ch >= 0 and self.nodes[ch].visits > 0:
-                        q = self.nodes[ch].w[mover] / self.nodes[ch].visits
-                        u = q + cn * P[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
+            best = -1
+            if depth == 1 and self.force_key >= 0 and self.stamp[self.force_key] == self.cur_stamp:
+                best = self.idx_of_key[self.force_key]
+            else:
+                best = 0
+                bestu = -1e30
+                cn = self.prm.c
+                if self.prm.c_base > 0:
+                    # a constant c tuned at small budgets starves the root's second-best moves at
+                    # large ones (their visits grow only as sqrt(N)), so the choice locks onto
+                    # whichever move looked best early; growing c keeps them estimated (off by
+                    # default: it settles the choice but won no games, experiments/README.md)
+                    cn = self.prm.c * (1 + log(1 + self.nodes[node].visits / self.prm.c_base))
+                sq_new = sqrt(<float>(self.nodes[node].visits + 1))
+                for i in range(n):
+                    ch = child_of[i]
+                    if self.prm.puct:
+                        if ch >= 0 and self.nodes[ch].visits > 0:
+                            q = self.nodes[ch].w[mover] / self.nodes[ch].visits
+                            u = q + cn * P[i] * sqrt(<float>self.nodes[ch].avail) / (1 + self.nodes[ch].visits)
+                        else:
+                            # a child never tried has been available about as often as its parent
+                            # was visited
+                            u = fpu + cn * P[i] * (sqrt(<float>self.nodes[ch].avail) if ch >= 0 else sq_new)
                     else:
-                        # a child never tried has been available about as often as its parent
-                        # was visited
-                        u = fpu + cn * P[i] * (sqrt(<float>self.nodes[ch].avail) if ch >= 0 else sq_new)
-                else:
-                    if ch < 0 or self.nodes[ch].visits == 0:
-                        u = 1e20 + (rng_next(&self.rng) >> 40)
-                    else:
-                        u = (self.nodes[ch].w[mover] / self.nodes[ch].visits
-                             + self.prm.c * sqrt(log(<float>self.nodes[ch].avail) / self.nodes[ch].visits))
-                if u > bestu:
-                    bestu = u
-                    best = i
+                        if ch < 0 or self.nodes[ch].visits == 0:
+                            u = 1e20 + (rng_next(&self.rng) >> 40)
+                        else:
+                            u = (self.nodes[ch].w[mover] / self.nodes[ch].visits
+                                 + self.prm.c * sqrt(log(<float>self.nodes[ch].avail) / self.nodes[ch].visits))
+                    if u > bestu:
+                        bestu = u
+                        best = i
             ch = child_of[best]
             if ch < 0:
                 ch = self.new_node(K[best], mover, P[best])
@@ -540,6 +548,16 @@ cdef class Search:
             return False
         self.roots[0] = node
         return True
+
+    @property
+    def force_key(self):
+        return self.force_key
+
+    @force_key.setter
+    def force_key(self, int key):
+        if not -1 <= key < NKEYS:
+            raise ValueError(f"force_key must be -1 (none) or an action key, got {key}")
+        self.force_key = key
 
     @property
     def nodes_used(self):

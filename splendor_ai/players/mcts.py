@@ -36,7 +36,10 @@ class MCTSPlayer(Player):
     each defaults to the fitted one for the game being played, evaluation.value_weights),
     module_weights (the Cities of Splendor terms; default evaluation.value_module_weights),
     reuse (keep the tree between moves), workers (root-parallel searches on threads; the C search
-    runs without the GIL, so they use all cores).
+    runs without the GIL, so they use all cores), halving and halving_warm (sequential halving
+    at the root, class `Halving`: after a PUCT warm-up of `halving_warm` of the budget, the
+    `halving` most visited moves share the rest in rounds that keep the better half; 0 = PUCT
+    alone; ISMCTS with one worker only).
 
     Defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against plain
     UCT with random playouts at 2000 iterations (experiments/README.md, "MCTS settings")."""
@@ -46,7 +49,7 @@ class MCTSPlayer(Player):
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
                  weights=None, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
                  workers: int = 1, max_nodes: int = 20_000_000, module_weights=None,
-                 phase_weights=None):
+                 phase_weights=None, halving: int = 4, halving_warm: float = 0.5):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if rollout not in ("policy", "random"):
@@ -59,6 +62,10 @@ class MCTSPlayer(Player):
         for name, v in (("c", c), ("c_base", c_base)):
             if not isinstance(v, (int, float)) or v < 0:
                 raise ConfigError(f"{name} must be a number >= 0, got {v!r}")
+        if not isinstance(halving, int) or halving < 0 or halving == 1:
+            raise ConfigError(f"halving must be 0 (off) or a number of root candidates >= 2, got {halving!r}")
+        if not isinstance(halving_warm, (int, float)) or not 0 < halving_warm < 1:
+            raise ConfigError(f"halving_warm must be a fraction between 0 and 1, got {halving_warm!r}")
         if not isinstance(workers, int) or workers < 1:
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
         check_weights(weights, phase_weights, module_weights)
@@ -67,6 +74,7 @@ class MCTSPlayer(Player):
         self.seed = seed
         self.iterations, self.seconds = iterations, seconds
         self.mode, self.dets, self.workers, self.max_nodes = mode, dets, workers, max_nodes
+        self.halving, self.halving_warm = halving, float(halving_warm)
         self.reuse = reuse and mode == "ismcts" and workers == 1
         self.perfect_information = mode == "perfect"
         self.params = {"c": float(c), "c_base": float(c_base), "puct": int(bool(puct)), "prior_temp": float(prior_temp),
@@ -177,6 +185,8 @@ class MCTSSearch:
                                            player.max_nodes))
         self.per_worker = None if self.iterations is None else max(1, math.ceil(self.iterations / player.workers))
         self._start_iterations = self.trees[0].iterations  # a reused tree has some already
+        self.halving = (Halving(self.trees[0], view, player.halving, player.halving_warm, self.per_worker, self.seconds)
+                        if player.halving and len(self.trees) == 1 and player.mode == "ismcts" else None)
         self.elapsed = 0.0
 
     @property
@@ -184,6 +194,8 @@ class MCTSSearch:
         return sum(t.iterations for t in self.trees) - self._start_iterations
 
     def done(self) -> bool:
+        if self.halving is not None and self.halving.stage == "done":
+            return True
         if self.per_worker is not None and self.trees[0].iterations - self._start_iterations >= self.per_worker:
             return True
         return self.seconds is not None and self.elapsed >= self.seconds
@@ -196,6 +208,10 @@ class MCTSSearch:
         if (chunk is not None and chunk <= 0) or (self.per_worker is not None and iters <= 0):
             return
         t0 = time.perf_counter()
+        if self.halving is not None:
+            self.halving.run(None if chunk is None else t0 + chunk)
+            self.elapsed += time.perf_counter() - t0
+            return
         run = lambda t: t.run(iters, chunk or 0.0)
         if self.player._pool and len(self.trees) > 1:
             list(self.player._pool.map(run, self.trees))
@@ -205,7 +221,8 @@ class MCTSSearch:
         self.elapsed += time.perf_counter() - t0
 
     def ranked(self, top_k: int | None = None) -> list[MoveInfo]:
-        """The root moves, most visited first. When the view's seat is not to move (analysis of
+        """The root moves, best first: the move sequential halving kept (when it ran), then by
+        visits. When the view's seat is not to move (analysis of
         another seat's turn), moves come from the tree alone, without the automatic decisions."""
         view = self.view
         core, seat = view._core, view.to_move
@@ -219,7 +236,8 @@ class MCTSSearch:
                 e = stats.setdefault(key, [0, [0.0] * len(wsum), prior])
                 e[0] += visits
                 e[1] = [a + b for a, b in zip(e[1], wsum)]
-        ranked = sorted(stats.items(), key=lambda kv: (kv[1][0], kv[1][1][seat]), reverse=True)
+        chosen = self.halving.choice() if self.halving else None
+        ranked = sorted(stats.items(), key=lambda kv: (kv[0] == chosen, kv[1][0], kv[1][1][seat]), reverse=True)
         infos = []
         for key, (visits, wsum, prior) in ranked[:top_k]:
             nodes = self.trees[0].principal_variation(key)
@@ -257,3 +275,114 @@ class MCTSSearch:
                           nodes=sum(t.nodes_used for t in self.trees),
                           memory_bytes=sum(t.memory_bytes for t in self.trees),
                           extra={"mode": self.player.mode, "workers": self.player.workers})
+
+
+class Halving:
+    """Sequential halving at the root of one ISMCTS tree (Karnin et al. 2013; the root of Gumbel
+    MuZero). A PUCT warm-up of `warm` of the budget finds the candidates (the `width` most
+    visited root moves); then rounds of equal budgets search every surviving candidate alike
+    (the tree below each is searched as usual) and keep the better half by value, until one is
+    left. Without it PUCT gives the move that looked best early nearly all later visits, so a
+    larger budget mostly deepens that move rather than checking its rivals
+    (experiments/README.md, "MCTS settings").
+
+    The schedule is a state machine so that a search run in chunks (analysis with progress)
+    does exactly what one run does under an iteration limit. Under a time limit the warm-up
+    takes its share of the time and its speed sets the rounds' budget in iterations; when the
+    clock stops a round early, the best valued survivor is the choice."""
+
+    def __init__(self, tree, view, width: int, warm: float, iterations: int | None, seconds: float | None):
+        self.tree, self.width, self.warm = tree, width, warm
+        self.seat = view.to_move
+        # the legal root moves (a reused tree also holds moves of cards that never came)
+        self.legal = {view._core.action_key(a) for a in view._core.legal_actions()}
+        self.start = tree.iterations
+        self.budget = iterations              # None: set from the warm-up's speed
+        self.seconds = seconds
+        self.warm_seconds = 0.0
+        self.stage = "warm"
+        self.alive: list[int] = []
+        self.queue: list[list[int]] = []      # [key (-1: no forcing), iterations still to run]
+        self.rounds = self.round = 0
+
+    def done_iterations(self) -> int:
+        return self.tree.iterations - self.start
+
+    def values(self) -> dict[int, float]:
+        return {key: w[self.seat] / v for key, v, w, _ in self.tree.root_stats() if key in self.legal and v > 0}
+
+    def choice(self) -> int | None:
+        """The root move kept so far (None during the warm-up: then the most visited)."""
+        if not self.alive:
+            return None
+        value = self.values()
+        return max(self.alive, key=lambda k: value.get(k, 0.0))
+
+    def run(self, deadline: float | None) -> None:
+        """Go on with the schedule until it ends or the clock reaches `deadline`."""
+        tree = self.tree
+        while self.stage != "done":
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                return
+            if self.stage == "warm":
+                if self.budget is None:
+                    t0 = time.perf_counter()
+                    want = self.seconds * self.warm - self.warm_seconds
+                    tree.run(0, want if left is None else min(want, left))
+                    self.warm_seconds += time.perf_counter() - t0
+                    if self.warm_seconds < self.seconds * self.warm:
+                        continue
+                    self.budget = max(1, round(self.done_iterations() / self.warm))
+                else:
+                    want = max(1, int(self.budget * self.warm)) - self.done_iterations()
+                    if want > 0:
+                        tree.run(want, left or 0.0)
+                        if self.done_iterations() < int(self.budget * self.warm):
+                            continue
+                self.begin_rounds()
+                continue
+            key, n = self.queue[0]
+            before = tree.iterations
+            tree.force_key = key
+            try:
+                tree.run(n, left or 0.0)
+            finally:
+                tree.force_key = -1
+            self.queue[0][1] -= tree.iterations - before
+            if self.queue[0][1] <= 0:
+                self.queue.pop(0)
+            if not self.queue:
+                self.end_round()
+
+    def begin_rounds(self) -> None:
+        visits = {key: v for key, v, _, _ in self.tree.root_stats() if key in self.legal and v > 0}
+        self.alive = sorted(visits, key=lambda k: -visits[k])[:self.width]
+        self.rounds = math.ceil(math.log2(len(self.alive))) if len(self.alive) > 1 else 0
+        self.stage = "rounds"
+        self.plan()
+
+    def plan(self) -> None:
+        """The next round's queue: the budget left, shared over the rounds left and then over
+        the survivors (the first few take the remainder, so the whole budget is spent)."""
+        left = self.budget - self.done_iterations()
+        if self.round == self.rounds:
+            self.queue = [[-1, left]] if left > 0 else []
+            if not self.queue:
+                self.stage = "done"
+            return
+        budget = max(len(self.alive), left // (self.rounds - self.round))
+        self.queue = [[key, budget // len(self.alive) + (i < budget % len(self.alive))]
+                      for i, key in enumerate(self.alive)]
+
+    def end_round(self) -> None:
+        if self.round == self.rounds:   # the unforced remainder (a single candidate) is spent
+            self.stage = "done"
+            return
+        value = self.values()
+        self.alive = sorted(self.alive, key=lambda k: -value.get(k, 0.0))[:max(1, len(self.alive) // 2)]
+        self.round += 1
+        if self.round == self.rounds:
+            self.stage = "done"
+        else:
+            self.plan()
