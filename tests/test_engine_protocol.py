@@ -236,7 +236,10 @@ def test_chunked_search_equals_one_search():
     from splendor_ai.players.base import Limit
     st = State.new(2, seed=8)
     reports = []
-    a = analyse(st, Limit(iterations=6000), top_k=4, progress=reports.append, report_every=0.02)
-    b = analyse(st, Limit(iterations=6000), top_k=4)
-    assert a.moves == b.moves and a.iterations == b.iterations == 6000
-    assert reports and all(not r.done and r.iterations < 6000 for r in reports)
+    # 20,000 iterations take tens of milliseconds even on a fast idle core, so chunks of 1 ms
+    # always report (6,000 at 20 ms did not, once: the whole search fit in the first chunk)
+    a = analyse(st, Limit(iterations=20000), top_k=4, progress=reports.append, report_every=0.001)
+    b = analyse(st, Limit(iterations=20000), top_k=4)
+    assert a.moves == b.moves and a.iterations == b.iterations == 20000
+    assert len(reports) >= 2 and all(not r.done and r.iterations < 20000 for r in reports)
+    assert [r.iterations for r in reports] == sorted(r.iterations for r in reports)
