@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 
 def pct(x) -> str:
@@ -177,7 +178,7 @@ def bars(path, labels, values, lows, highs, xlabel: str, title: str, ref: float 
     if ref is not None:
         ax.axvline(ref, color="grey", lw=1, ls="--")
     ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    _title(ax, title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -192,7 +193,7 @@ def curve(path, series, xlabel: str, ylabel: str, title: str, logx: bool = False
         ys = [_finite(y, clip) for y in ys]
         ax.errorbar(xs, ys, yerr=[[y - _finite(l, clip, -clip) for y, l in zip(ys, lo)],
                                    [_finite(h, clip) - y for y, h in zip(ys, hi)]],
-                    marker="o", capsize=4, label=_short(label))
+                    marker="o", capsize=4, label=_short(label, 60))
     if logx:
         ax.set_xscale("log", base=2)
         ax.set_xticks(series[0][1], [f"{x:g}" for x in series[0][1]])
@@ -202,7 +203,7 @@ def curve(path, series, xlabel: str, ylabel: str, title: str, logx: bool = False
         ax.axhline(ref, color="grey", lw=1, ls="--")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    _title(ax, title)
     ax.grid(alpha=0.3)
     if len(series) > 1:
         ax.legend()
@@ -226,11 +227,16 @@ def trajectory(path, series, ylabel: str, title: str, hlines=(), clip: float = 1
         ax.annotate(label, (0, y), xycoords=("axes fraction", "data"), fontsize=8, va="bottom")
     ax.set_xlabel("games")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    _title(ax, title)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _title(ax, title: str) -> None:
+    """A title wrapped to the figure's width (a title with a long player spec ran off both sides)."""
+    ax.set_title(textwrap.fill(title, 75), fontsize=10)
 
 
 def _short(s: str, n: int = 40) -> str:
