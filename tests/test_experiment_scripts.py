@@ -118,8 +118,10 @@ def test_value_of_information(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_killed_run_resumes_without_loss(tmp_path, sig):
-    out = tmp_path / "run"
-    args = [sys.executable, str(EXP / "tournament.py"), "greedy", "mcts(iterations=30)", "--deals", "4",
+    # 80 games: on a fast idle machine a run of 8 finished between the second record and the
+    # signal, so the interrupt found nothing left to stop
+    out, games = tmp_path / "run", 80
+    args = [sys.executable, str(EXP / "tournament.py"), "greedy", "mcts(iterations=30)", "--deals", str(games // 2),
             "--out", str(out), "--no-progress"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -137,13 +139,18 @@ def test_killed_run_resumes_without_loss(tmp_path, sig):
     if sig == signal.SIGINT:
         assert p.returncode == 130 and "run the same command again to resume" in err and "Traceback" not in err
     first = len(lines(out / "games.jsonl"))
-    assert first < 8
+    if sig == signal.SIGKILL and first:             # a kill -9 may tear the last record
+        try:
+            json.loads(lines(out / "games.jsonl")[-1])
+        except json.JSONDecodeError:
+            first -= 1
+    assert first < games
     r = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     recs = [json.loads(ln) for ln in lines(out / "games.jsonl")]
     keys = [(r["seed"], r["meta"]["rotation"]) for r in recs]
-    assert len(recs) == 8 and len(set(keys)) == 8
-    assert f"{8 - first} played now, {first} resumed" in r.stdout or "resumed" in r.stdout
+    assert len(recs) == games and len(set(keys)) == games
+    assert f"{games - first} played now, {first} resumed" in r.stdout
 
 
 @pytest.mark.parametrize("name,argv,message", [
