@@ -1,4 +1,4 @@
 """`python -m splendor_ai ...` is the `splendor` command."""
-from .cli import main
+from .interfaces.cli import main
 
 raise SystemExit(main())

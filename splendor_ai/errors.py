@@ -23,3 +23,7 @@ class RecordError(SplendorError):
 
 class ConfigError(SplendorError):
     """Unknown or invalid game options."""
+
+
+class CLIError(Exception):
+    """A command-line usage error: printed as 'splendor <command>: error: <message>', exit status 2."""

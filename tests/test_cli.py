@@ -122,14 +122,14 @@ def test_ai_move_takes_its_time_and_startup_is_quick():
     assert 0.45 <= took < 1.5                      # the move took about its time budget
     assert total < 6                               # generous: the machine may be busy
     # the command imports neither rich nor the search until a subcommand needs them
-    code = "import sys, splendor_ai.cli; print(sorted(m for m in ('rich', 'splendor_ai._mcts') if m in sys.modules))"
+    code = "import sys, splendor_ai.interfaces.cli; print(sorted(m for m in ('rich', 'splendor_ai._mcts') if m in sys.modules))"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.stdout.strip() == "[]", p.stdout + p.stderr
 
 
 def run_here(capsys, *args) -> tuple[int, str, str]:
     """The command in this process (faster than a subprocess, for the many bad-input cases)."""
-    from splendor_ai.cli import main
+    from splendor_ai.interfaces.cli import main
     try:
         rc = main(list(args))
     except SystemExit as e:       # argparse's usage errors

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from splendor_ai import State, View
-from splendor_ai.engine import PROTOCOL, serve
+from splendor_ai.interfaces.protocol import PROTOCOL, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60

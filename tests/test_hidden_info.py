@@ -9,7 +9,7 @@ import pytest
 
 from splendor_ai import State
 from splendor_ai.analysis import analyse, hint
-from splendor_ai.engine import serve
+from splendor_ai.interfaces.protocol import serve
 from splendor_ai.players.base import Limit
 from splendor_ai.records import GameRecord
 

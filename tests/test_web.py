@@ -24,8 +24,8 @@ from splendor_ai import State  # noqa: E402
 from splendor_ai.analysis import hint as engine_hint  # noqa: E402
 from splendor_ai.players import Limit  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
-from splendor_ai.web.app import create_app  # noqa: E402
-from splendor_ai.web.games import ApiError, GameManager, _mask_move  # noqa: E402
+from splendor_ai.interfaces.web.app import create_app  # noqa: E402
+from splendor_ai.interfaces.web.games import ApiError, GameManager, _mask_move  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST_AI = "mcts(iterations=30)"

@@ -33,8 +33,8 @@ import uvicorn  # noqa: E402
 
 from splendor_ai import CARDS, State  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
-from splendor_ai.web.app import create_app  # noqa: E402
-from splendor_ai.web.games import GameManager  # noqa: E402
+from splendor_ai.interfaces.web.app import create_app  # noqa: E402
+from splendor_ai.interfaces.web.games import GameManager  # noqa: E402
 
 FAST_AI = "mcts(iterations=30)"
 SHOTS = os.environ.get("SPLENDOR_SCREENSHOTS")

@@ -41,6 +41,8 @@ def _registry() -> dict:
 
 
 PLAYERS = ("random", "greedy", "mcts", "expectimax")
+#: the AI opponent of a game when none is named (terminal and browser)
+DEFAULT_AI = "mcts(seconds=1)"
 
 
 def make_player(spec: str, seed: int = 0) -> Player:

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any, Callable, TextIO
 
-from .errors import SplendorError
+from ..errors import SplendorError
 
 PROTOCOL = "splendor-engine/1"
 FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "top_k",
@@ -50,7 +50,7 @@ def _int_field(req: dict, name: str, lo: int, hi: int, default=None):
 
 
 def parse_limit(obj):
-    from .players.base import Limit
+    from ..players.base import Limit
     if obj is None:
         return Limit()
     if not isinstance(obj, dict):
@@ -70,7 +70,7 @@ def parse_limit(obj):
 
 
 def _push_moves(state, moves, where: str = "moves"):
-    from .errors import IllegalMoveError, NotationError
+    from ..errors import IllegalMoveError, NotationError
     if not isinstance(moves, list):
         raise RequestError(f"{where}: expected a list of move strings, got {json.dumps(moves)}", where)
     for i, m in enumerate(moves):
@@ -88,8 +88,8 @@ def _push_moves(state, moves, where: str = "moves"):
 def build_position(req: dict):
     """The View or State a request describes (a State only when the request gives the whole game:
     a true position, a start, or a record; the analysis takes its view before searching)."""
-    from .errors import ConfigError, PositionError, RecordError
-    from .state import Config, State, View
+    from ..errors import ConfigError, PositionError, RecordError
+    from ..state import Config, State, View
     given = [k for k in ("position", "start", "record") if k in req]
     if not given:
         raise RequestError("no position: give \"position\", \"start\" (with \"moves\") or \"record\"", "position")
@@ -155,7 +155,7 @@ def build_position(req: dict):
             where = "start.module" if "module" in str(e) else "start"
             raise RequestError(f"{where}: {e}", where) from None
     else:
-        from .records import GameRecord
+        from ..records import GameRecord
         r = req["record"]
         try:
             rec = GameRecord.from_line(r) if isinstance(r, str) else GameRecord.from_json(r)
@@ -173,7 +173,7 @@ def build_position(req: dict):
 def _start_modules(s: dict) -> tuple:
     """The module of a new game: `"module": "orient"` (or `"modules": ["orient"]`, as in a
     record's config); none for the base game. One module at most (docs/MODULES.md)."""
-    from .state import MODULES
+    from ..state import MODULES
     if "module" in s and "modules" in s:
         raise RequestError("start: give \"module\" or \"modules\", not both", "start.modules")
     if "module" in s:
@@ -232,11 +232,11 @@ def handle(req: Any, emit: Callable[[dict], None]) -> None:
         others = sorted(set(req) - {"id", "action"})
         if others:
             raise RequestError(f"{others[0]}: not used by query_version", others[0])
-        from . import __version__
+        from .. import __version__
         emit({"id": rid, "action": "query_version", "protocol": PROTOCOL, "version": __version__})
         return
-    from .analysis import AnalysisError, analyse, hint
-    from .errors import ConfigError
+    from ..analysis import AnalysisError, analyse, hint
+    from ..errors import ConfigError
     limit = parse_limit(req.get("limit"))
     top_k = _int_field(req, "top_k", 1, MAX_TOP_K, 5)
     seed = _int_field(req, "seed", 0, 2 ** 64 - 1, 0)

@@ -18,14 +18,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-DEFAULT_AI = "mcts(seconds=1)"
+from ..errors import CLIError
+from ..players.spec import DEFAULT_AI
+
 #: the Cities of Splendor modules (docs/MODULES.md), as --module takes them
 MODULE_CHOICES = ("cities", "orient", "posts", "strongholds")
 EXIT_USAGE = 2
-
-
-class CLIError(Exception):
-    """A user error: printed as 'splendor <command>: error: <message>', exit status 2."""
 
 
 # -- argument parsing -------------------------------------------------------------------------------
@@ -157,13 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from . import __version__
+        from .. import __version__
         print(f"splendor_ai {__version__}")
         return 0
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from .errors import SplendorError
+    from ..errors import SplendorError
     name = "analyse" if args.command == "analyze" else args.command
     try:
         return args.func(args) or 0
@@ -217,7 +215,7 @@ def _request_from_args(args) -> dict:
         if isinstance(req["position"], str):
             req["position"] = req["position"].strip()
     else:
-        from .records import read_records
+        from ..records import read_records
         records = list(read_records(args.record))
         if not records:
             raise CLIError(f"{args.record}: no game record in the file")
@@ -232,8 +230,8 @@ def _request_from_args(args) -> dict:
 
 
 def _analysis_inputs(args):
-    from .engine import RequestError, build_position
-    from .players.base import Limit
+    from .protocol import RequestError, build_position
+    from ..players.base import Limit
     try:
         position = build_position(_request_from_args(args))
     except RequestError as e:
@@ -246,7 +244,7 @@ def _analysis_inputs(args):
 
 def cmd_analyse(args) -> int:
     import json
-    from .analysis import analyse
+    from ..analysis import analyse
     position, limit = _analysis_inputs(args)
     a = analyse(position, limit, top_k=args.top, spec=args.spec, seed=args.seed, seat=args.seat)
     if args.json:
@@ -260,13 +258,13 @@ def cmd_analyse(args) -> int:
 
 def cmd_hint(args) -> int:
     import json
-    from .analysis import hint
+    from ..analysis import hint
     position, limit = _analysis_inputs(args)
     h = hint(position, limit, spec=args.spec, seed=args.seed, seat=args.seat, top_k=args.top)
     if args.json:
         print(json.dumps(h.to_json(), allow_nan=False))
         return 0
-    from .analysis import pct
+    from ..analysis import pct
     console = _console()
     console.print(f"[bold]Best move: {h.move}[/bold]", highlight=False)
     console.print(h.reason, highlight=False, markup=False)
@@ -290,7 +288,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_engine(args) -> int:
-    from .engine import main as engine_main
+    from .protocol import main as engine_main
     return engine_main()
 
 
@@ -300,5 +298,5 @@ def _console():
 
 
 def cmd_play(args) -> int:
-    from .play import play
+    from .terminal import play
     return play(args)

@@ -12,7 +12,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
+from ..cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
 
 STYLES = ("bold bright_white", "bold blue", "bold green", "bold red", "bold bright_black", "bold yellow")
 
@@ -278,7 +278,7 @@ def move_list(moves: list[str], numbered_from: int = 1) -> Table:
 
 
 def analysis_table(console: Console, a) -> None:
-    from .analysis import pct
+    from ..analysis import pct
     n = len(a.seat_winrates)
     head = Text()
     head.append(f"{player_name(a.to_move)} to move", style="bold")

@@ -128,7 +128,7 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
 
 def create_app(manager: GameManager | None = None) -> FastAPI:
     """The app; `manager` holds its games (a new one by default)."""
-    from .. import __version__
+    from ... import __version__
     manager = manager or GameManager()
 
     @asynccontextmanager

@@ -13,7 +13,7 @@ import time
 from rich.console import Console
 from rich.text import Text
 
-from .errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
+from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
 from .render import board, move_list, player_name
 
 HELP = """\
@@ -48,10 +48,11 @@ class Quit(Exception):
 
 class Game:
     def __init__(self, args, console: Console):
-        from .analysis import DEFAULT_SPEC
-        from .cli import DEFAULT_AI, CLIError
-        from .players.spec import parse_spec
-        from .state import Config, State
+        from ..analysis import DEFAULT_SPEC
+        from ..errors import CLIError
+        from ..players.spec import DEFAULT_AI
+        from ..players.spec import parse_spec
+        from ..state import Config, State
         self.console = console
         self.interactive = sys.stdin.isatty()
         players = args.players
@@ -111,15 +112,15 @@ class Game:
 
     def _reseat(self, players: int) -> None:
         """Seats for a position of another player count than --players (its default of 2)."""
-        from .cli import CLIError
+        from ..errors import CLIError
         for s in self.humans:
             if s >= players:
                 raise CLIError(f"--seat {s}: the position has seats 0-{players - 1}")
         self.specs = ["human" if s in self.humans else self.default_ai for s in range(players)]
 
     def _make_ai(self) -> None:
-        from .cli import CLIError
-        from .players import make_player
+        from ..errors import CLIError
+        from ..players import make_player
         for p in self.ai.values():
             p.close()
         self.ai = {}
@@ -134,8 +135,8 @@ class Game:
                 raise CLIError(f"--ai {spec!r}: a perfect-information player would see your hidden cards")
 
     def _check_hint_spec(self) -> None:
-        from .analysis import _make_search_player
-        from .cli import CLIError
+        from ..analysis import _make_search_player
+        from ..errors import CLIError
         try:
             _make_search_player(self.hint_spec, 0).close()
         except ConfigError as e:
@@ -334,7 +335,7 @@ class Game:
     # -- commands ----------------------------------------------------------------------------------
 
     def hint(self) -> None:
-        from .analysis import hint, pct
+        from ..analysis import hint, pct
         st = self.state
         view = st.view(st.to_move)     # the hint searches your view only
         t0 = time.perf_counter()
@@ -371,7 +372,7 @@ class Game:
                  f"({', '.join(str(m) for m in reversed(undone))}); {player_name(st.to_move)} to move.")
 
     def record(self):
-        from .records import GameRecord
+        from ..records import GameRecord
         return GameRecord.from_state(self.state, seed=None if self.from_position else self.seed,
                                      players=list(self.specs),
                                      meta={"event": "splendor play"} if not self.state.is_over()
@@ -390,9 +391,9 @@ class Game:
         self.say(f"Saved the game ({len(rec.moves)} moves) to {path}.")
 
     def load(self, path: str, startup: bool = False) -> None:
-        from .cli import CLIError
-        from .players.spec import parse_spec
-        from .records import read_records
+        from ..errors import CLIError
+        from ..players.spec import parse_spec
+        from ..records import read_records
         try:
             with open(path, encoding="utf-8") as f:
                 first = f.readline().strip()
@@ -419,7 +420,7 @@ class Game:
                 continue
             try:
                 parse_spec(spec)
-                from .players import make_player
+                from ..players import make_player
                 make_player(spec).close()
                 specs.append(spec)
             except (ConfigError, TypeError):
@@ -438,8 +439,8 @@ class Game:
     def _load_position(self, path: str, text: str, startup: bool) -> None:
         """`load FILE` of a file holding a position string (SPN1 or SPN2, no hidden card): a new game
         from there, with the same human seats (or seat 0) and AI."""
-        from .cli import CLIError
-        from .state import State
+        from ..errors import CLIError
+        from ..state import State
         try:
             state = State(text)
         except SplendorError as e:

@@ -1,6 +1,6 @@
 """The games the web UI serves: each one a true `State` held by the server, shown through one seat's `View`.
 
-This module knows nothing about HTTP: `splendor_ai.web.app` maps requests onto it and turns
+This module knows nothing about HTTP: `splendor_ai.interfaces.web.app` maps requests onto it and turns
 `ApiError` into JSON error responses. Every game has its own lock; a request checks everything
 before it changes anything, so a bad request leaves the game exactly as it was.
 
@@ -24,11 +24,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
-from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
-from ..state import MODULES, Config, State, View
+from ...cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
+from ...errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
+from ...state import MODULES, Config, State, View
 
-DEFAULT_AI = "mcts(seconds=1)"
+from ...players.spec import DEFAULT_AI
 HINT_FALLBACK_SPEC = "mcts(seconds=1)"
 AI_NAMES = ("random", "greedy", "mcts", "expectimax")
 MAX_SECONDS = 30.0              # a cap on any search the server runs for one request or AI move
@@ -70,9 +70,9 @@ def player_name(seat: int) -> str:
 
 def check_ai_spec(spec: str, field: str = "seats") -> str:
     """A usable AI spec (a hidden-information player within the server's search caps), stripped."""
-    from ..analysis import _make_search_player
-    from ..players import make_player
-    from ..players.spec import parse_spec
+    from ...analysis import _make_search_player
+    from ...players import make_player
+    from ...players.spec import parse_spec
     if not isinstance(spec, str) or not spec.strip():
         raise ApiError(422, f"{field}: expected 'human' or an AI spec such as {DEFAULT_AI!r}", field)
     spec = spec.strip()
@@ -111,7 +111,7 @@ def check_search_spec(spec: str, field: str = "spec") -> str:
 
 def parse_limit(obj, field: str = "limit", default: dict | None = None):
     """A `Limit` from {"iterations": N, "seconds": S} (either or both), within the server's caps."""
-    from ..players.base import Limit
+    from ...players.base import Limit
     if obj is None:
         obj = default
     if obj is None:
@@ -443,7 +443,7 @@ class WebGame:
             return
         seat = st.to_move
         spec = self.specs[seat]
-        from ..players.spec import parse_spec
+        from ...players.spec import parse_spec
         _, kwargs = parse_spec(spec)
         budget = {k: kwargs[k] for k in ("iterations", "seconds", "depth") if k in kwargs}
         if spec.startswith("mcts") and not budget:
@@ -454,7 +454,7 @@ class WebGame:
         job.future = self.manager.submit(self._ai_task, job, view)
 
     def _ai_task(self, job: Job, view: View) -> None:
-        from ..analysis import analyse, pct
+        from ...analysis import analyse, pct
         try:
             if job.spec.startswith("mcts"):
                 def report(a):
@@ -470,8 +470,8 @@ class WebGame:
             else:
                 # a fresh bot for every move (a cancelled search may still be running on the old
                 # one), seeded by seat and turn so that a game replays the same after an undo
-                from ..players import make_player
-                from ..players.mcts import derive_seed
+                from ...players import make_player
+                from ...players.mcts import derive_seed
                 player = make_player(job.spec, seed=derive_seed(self.seat_seed(job.seat), view.turn))
                 try:
                     t0 = time.perf_counter()
@@ -532,7 +532,7 @@ class WebGame:
             return self.analysis_json()
 
     def _analysis_task(self, job: Job, view: View, limit, top_k: int) -> None:
-        from ..analysis import analyse
+        from ...analysis import analyse
 
         def report(a):
             job.progress = a
@@ -567,7 +567,7 @@ class WebGame:
     # -- records and replay ------------------------------------------------------------------------------
 
     def record(self):
-        from ..records import GameRecord
+        from ...records import GameRecord
         with self.lock:
             meta = {"event": "splendor serve", "game": self.id}
             if not self.state.is_over():
@@ -682,7 +682,7 @@ class GameManager:
         """A game from a record (JSON Lines text, or one record as an object): replayed and checked.
         Seats recorded as 'human' are human (or those in `humans`); other seats keep their AI spec
         when this server can run it, else get the default AI."""
-        from ..records import GameRecord
+        from ...records import GameRecord
         try:
             if isinstance(text, dict):
                 records = [GameRecord.from_json(text)]
@@ -749,7 +749,7 @@ class GameManager:
 
 def hint_json(view: View, limit, spec: str, seed: int) -> dict:
     """Run a hint search (in a pool thread) on a human seat's view."""
-    from ..analysis import hint
+    from ...analysis import hint
     try:
         h = hint(view, limit, spec=spec, seed=seed, top_k=5)
     except SplendorError as e:
