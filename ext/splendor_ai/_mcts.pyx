@@ -502,6 +502,23 @@ cdef class Search:
                 acc[nd.key] = (v + nd.visits, [w[k] + nd.w[k] for k in range(self.nplayers)], p + nd.prior, c + 1)
         return [(key, v, w, p / c) for key, (v, w, p, c) in acc.items()]
 
+    def children(self, path):
+        """[(key, visits, [total reward per seat])] of the children of the node reached from the
+        root (first tree) by the action keys `path`; [] when that node is not in the tree. Self-play
+        reads the visits below the root (token returns, nobles, module decisions) as policy targets."""
+        cdef int32_t node = self.roots[0], ch
+        cdef int j, k
+        for key in path:
+            node = self.find_child(node, key)
+            if node < 0:
+                return []
+        out = []
+        for j in range(self.nodes[node].nkids):
+            ch = self.kids[self.nodes[node].kids + j]
+            out.append((self.nodes[ch].key, self.nodes[ch].visits,
+                        [self.nodes[ch].w[k] for k in range(self.nplayers)]))
+        return out
+
     def principal_variation(self, int key, int max_len=40, int min_visits=1):
         """The keys of the most visited line starting with root child `key` (first tree), with
         the mover of each step."""

@@ -93,6 +93,7 @@ class MCTSPlayer(Player):
                     module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
 
     def reset(self) -> None:
+        self.last_search: MCTSSearch | None = None
         self._tree = None
         self._since: list[int] = []   # keys of the moves played since the tree's root
         self._pending_noble: list[int | None] = []
@@ -126,6 +127,7 @@ class MCTSPlayer(Player):
         search = self.new_search(view, limit, reuse=self.reuse)
         search.run()
         infos = search.ranked()
+        self.last_search = search   # self-play reads the visit counts behind the decision
         if self.reuse:
             self._tree = search.trees[0]
             self._since = []
