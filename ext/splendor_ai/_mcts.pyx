@@ -8,8 +8,11 @@ Modes:
 - PIMC (determinized ensemble): `dets` worlds sampled once, one tree each, root statistics summed.
 - PERFECT: the true state is searched directly (only for measuring the price of hidden
   information; splendor_ai never uses it for hints or analysis).
-Selection is PUCT with the heuristic action scores as priors (or plain UCT); leaves are evaluated
-by a policy playout, to the end or cut off after some turns and scored by the static evaluation.
+Selection is PUCT with priors (the heuristic action scores, or the network's policy) or plain UCT.
+Leaves are evaluated by a policy playout, to the end or cut off after some turns and scored by the
+static evaluation (classic), or by the network's value (at the leaf, or at the end of a short
+playout). The network sees each position as its seat to move knows it in the sampled world
+(splendor_ai._features), never the true state behind the searching seat's view.
 """
 from libc.math cimport exp, log, sqrt
 from libc.stdlib cimport free, malloc, realloc
@@ -20,7 +23,8 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from splendor_ai._engine cimport (
     MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Deal, Player, Rng, State, action_key, action_keys, apply_action, deal_apply,
     deal_prepare, determinize, legal_actions, random_playout, rng_next, rng_seed)
-from splendor_ai._policy cimport Weights, fill_weights, policy_playout, score_actions, win_probs
+from splendor_ai._policy cimport Weights, fill_weights, policy_playout, score_actions, terminal_values, win_probs
+from splendor_ai._net cimport Net, Network, net_eval
 
 cdef enum:
     MODE_ISMCTS = 0
@@ -41,6 +45,9 @@ ctypedef struct Node:
     int16_t kcap         # the block's capacity
     int32_t visits
     int32_t avail        # how often this child was legal when its parent was visited
+    int32_t pri          # network priors of this node's actions: offset into Search.pri_keys /
+                         # pri_vals (-1: not evaluated yet), pri_n of them
+    int16_t pri_n
     float w[MAXP]        # total reward of each seat; w[mover] steers selection, where `mover`
                          # is the player who chose this node's action
     float prior
@@ -59,6 +66,9 @@ ctypedef struct Params:
     int cutoff           # playout length in turns before evaluating (0: to the end)
     float eval_scale     # confidence per evaluation point when turning values into win chances
     Weights weights
+    int net_priors       # 1: priors from the network's policy (needs a network)
+    int net_values       # 1: leaf values from the network's value head (needs a network)
+    float net_temp       # softmax temperature of the network's policy logits
 
 
 cdef inline double now() noexcept nogil:
@@ -147,6 +157,14 @@ cdef class Search:
     cdef long pool_len, pool_cap
     cdef public long cache_hits, cache_misses
     cdef State root
+    # the network (None: classic search) and the priors it gave each node, stored at the node's
+    # first evaluation (a node stands for one information set: its legal actions may differ a
+    # little between sampled worlds, so actions missing from the stored list get the smallest prior)
+    cdef Network network
+    cdef const Net* net
+    cdef int16_t* pri_keys
+    cdef float* pri_vals
+    cdef long pri_len, pri_cap
     cdef Deal deal              # ISMCTS: the root's unknown cards, sampled afresh every iteration
     cdef State worlds[MAXDETS]
     cdef int32_t roots[MAXDETS]
@@ -168,15 +186,19 @@ cdef class Search:
         self.kids = NULL
         self.slot_of = NULL
         self.pool = NULL
+        self.pri_keys = NULL
+        self.pri_vals = NULL
 
     def __dealloc__(self):
         free(self.nodes)
         free(self.kids)
         free(self.slot_of)
         free(self.pool)
+        free(self.pri_keys)
+        free(self.pri_vals)
 
     def __init__(self, Core view, dict params, uint64_t seed, int mode=MODE_ISMCTS, int dets=1,
-                 long max_nodes=20_000_000):
+                 long max_nodes=20_000_000, Network network=None):
         cdef int i
         self.mode = mode
         self.seat = view.s.to_move
@@ -196,6 +218,17 @@ cdef class Search:
         weights = p.pop("weights")
         module_weights = p.pop("module_weights", None)
         phase_weights = p.pop("phase_weights", None)
+        self.prm.net_priors = p.pop("net_priors", 0)
+        self.prm.net_values = p.pop("net_values", 0)
+        self.prm.net_temp = p.pop("net_temp", 1.0)
+        if (self.prm.net_priors or self.prm.net_values) and network is None:
+            raise ValueError("net_priors / net_values need a network")
+        if self.prm.net_temp <= 0:
+            raise ValueError("net_temp must be positive")
+        self.network = network
+        self.net = &network.net if network is not None else NULL
+        self.pri_len = 0
+        self.pri_cap = 0
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
         fill_weights(&self.prm.weights, weights, module_weights, phase_weights)
@@ -255,6 +288,8 @@ cdef class Search:
         n.prior = prior
         n.key = key
         n.mover = mover
+        n.pri = -1
+        n.pri_n = 0
         self.nnodes += 1
         return self.nnodes - 1
 
@@ -327,6 +362,69 @@ cdef class Search:
         memcpy(&self.pool[off + 4 + 2 * cap], prior, n * sizeof(float))
         return off
 
+    cdef void net_priors(self, int32_t node, const State* s, const int* K, int n, float* prior,
+                         float* values) noexcept nogil:
+        """The network's priors over the n actions keyed K at `node` in world `s` (and the value of
+        `s` for every seat, when `values` is not NULL). A node evaluated before keeps its priors:
+        an action it did not list gets its smallest one, and the priors are renormalised."""
+        cdef Node* nd = &self.nodes[node]
+        cdef int i, j, k
+        cdef float mx, tot, lo
+        cdef float vals[MAXP]
+        cdef int16_t* grown_k
+        cdef float* grown_v
+        cdef long cap
+        if nd.pri >= 0 and values == NULL:
+            for i in range(n):
+                prior[i] = -1
+            lo = 1
+            for j in range(nd.pri_n):
+                k = self.pri_keys[nd.pri + j]
+                if self.pri_vals[nd.pri + j] < lo:
+                    lo = self.pri_vals[nd.pri + j]
+                if self.stamp[k] == self.cur_stamp:
+                    prior[self.idx_of_key[k]] = self.pri_vals[nd.pri + j]
+            tot = 0
+            for i in range(n):
+                if prior[i] < 0:
+                    prior[i] = lo
+                tot += prior[i]
+            for i in range(n):
+                prior[i] /= tot
+            return
+        net_eval(self.net, s, K, n, prior, values if values != NULL else vals)
+        mx = prior[0]
+        for i in range(1, n):
+            if prior[i] > mx:
+                mx = prior[i]
+        tot = 0
+        for i in range(n):
+            prior[i] = exp((prior[i] - mx) / self.prm.net_temp)
+            tot += prior[i]
+        for i in range(n):
+            prior[i] /= tot
+        if nd.pri >= 0 or n == 0:
+            return
+        if self.pri_len + n > self.pri_cap:
+            cap = self.pri_cap * 2 if self.pri_cap else 1 << 16
+            while cap < self.pri_len + n:
+                cap *= 2
+            grown_k = <int16_t*>realloc(self.pri_keys, cap * sizeof(int16_t))
+            if grown_k == NULL:
+                return
+            self.pri_keys = grown_k
+            grown_v = <float*>realloc(self.pri_vals, cap * sizeof(float))
+            if grown_v == NULL:
+                return
+            self.pri_vals = grown_v
+            self.pri_cap = cap
+        nd.pri = <int32_t>self.pri_len
+        nd.pri_n = n
+        for i in range(n):
+            self.pri_keys[self.pri_len + i] = K[i]
+            self.pri_vals[self.pri_len + i] = prior[i]
+        self.pri_len += n
+
     cdef void iterate(self) noexcept nogil:
         cdef State s
         cdef int acts[MAXLEGAL]
@@ -359,7 +457,7 @@ cdef class Search:
         created = 0
         while not s.over and depth < MAXDEPTH:
             off = -1
-            if PRIOR_CACHE and self.prm.puct and self.nodes[node].visits >= CACHE_MIN_VISITS:
+            if PRIOR_CACHE and self.prm.puct and not self.prm.net_priors and self.nodes[node].visits >= CACHE_MIN_VISITS:
                 h = prior_key(&s)
                 off = self.cache_find(h)
             if off >= 0:   # the same position as the last time: actions and priors as then
@@ -392,7 +490,9 @@ cdef class Search:
                     wsum += nd.w[nd.mover]
                     nsum += nd.visits
             if self.prm.puct:
-                if off < 0:
+                if self.prm.net_priors:
+                    self.net_priors(node, &s, K, n, prior, NULL)
+                elif off < 0:
                     score_actions(&s, acts, n, prior)
                     mx = prior[0]
                     for i in range(1, n):
@@ -460,12 +560,26 @@ cdef class Search:
             depth += 1
             if created:
                 break
-        if not s.over:
+        if s.over:
+            terminal_values(&s, values)
+        elif self.prm.net_values:
+            if self.prm.cutoff > 0:
+                policy_playout(&s, &self.rng, self.prm.eps, self.prm.cutoff)
+            if s.over:
+                terminal_values(&s, values)
+            elif self.prm.cutoff == 0 and self.prm.net_priors and created:
+                # the new leaf's evaluation gives its priors too, kept for its first visit
+                n = legal_actions(&s, acts)
+                action_keys(&s, acts, n, keys)
+                self.net_priors(node, &s, keys, n, prior, values)
+            else:
+                net_eval(self.net, &s, NULL, 0, NULL, values)
+        else:
             if self.prm.random_rollout:
                 random_playout(&s, &self.rng)
             else:
                 policy_playout(&s, &self.rng, self.prm.eps, self.prm.cutoff)
-        win_probs(&s, &self.prm.weights, self.prm.eval_scale, values)
+            win_probs(&s, &self.prm.weights, self.prm.eval_scale, values)
         self.nodes[path[0]].visits += 1
         for i in range(1, depth):
             nd = &self.nodes[path[i]]
@@ -560,6 +674,7 @@ cdef class Search:
         if node < 0:
             self.nnodes = 0
             self.kids_len = 0
+            self.pri_len = 0
             self.cache_clear()
             self.roots[0] = self.new_node(-1, -1, 0)
             return False
@@ -583,7 +698,7 @@ cdef class Search:
     @property
     def memory_bytes(self):
         return (self.capacity * sizeof(Node) + (self.kids_cap + CACHE_SLOTS + self.pool_cap) * sizeof(int32_t)
-                + (MAXDETS + 1) * sizeof(State))
+                + self.pri_cap * (sizeof(int16_t) + sizeof(float)) + (MAXDETS + 1) * sizeof(State))
 
     @property
     def root_visits(self):

@@ -12,8 +12,12 @@ from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
 from .evaluation import DEFAULT_SCALE, check_weights, value_module_weights, value_weights
 from .keys import is_decision, line_to_moves, move_keys
+from .network import default_network, load_network
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
+EVALS = ("classic", "net", "auto")
+#: the exploration constant with a network's priors (sharper than the heuristic ones)
+NET_C = 1.0
 
 
 def derive_seed(seed: int, *parts: int) -> int:
@@ -41,15 +45,40 @@ class MCTSPlayer(Player):
     `halving` most visited moves share the rest in rounds that keep the better half; 0 = PUCT
     alone; ISMCTS with one worker only).
 
-    Defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against plain
-    UCT with random playouts at 2000 iterations (experiments/README.md, "MCTS settings")."""
+    The evaluation: `eval="classic"` scores leaves by a policy playout cut off after `cutoff` turns
+    and the fitted static evaluation, with the heuristic action scores as priors; `eval="net"` uses a
+    value and policy network (`net`: a shipped network's name or a path to a network file; default
+    the game's shipped network, splendor_ai.players.network): its value at the leaf (`cutoff` 0, the
+    default with a network) or at the end of a `cutoff`-turn playout, and its policy as priors
+    (`priors="classic"` keeps the heuristic ones; `net_temp` is the policy's softmax temperature).
+    `eval="auto"` (the default) is "net" where a shipped network is the default for the game's
+    player count and module, else "classic".
+
+    Classic defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against
+    plain UCT with random playouts at 2000 iterations (experiments/README.md, "MCTS settings")."""
 
     def __init__(self, seed: int = 0, iterations: int | None = None, seconds: float | None = None,
-                 c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
-                 eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
+                 c: float | None = None, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0,
+                 fpu: float = 0.1, eps: float = 0.1, cutoff: int | None = None, rollout: str = "policy",
+                 eval_scale: float = DEFAULT_SCALE,
                  weights=None, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
                  workers: int = 1, max_nodes: int = 20_000_000, module_weights=None,
-                 phase_weights=None, halving: int = 4, halving_warm: float = 0.5):
+                 phase_weights=None, halving: int = 4, halving_warm: float = 0.5, eval: str = "auto",
+                 net: str | None = None, priors: str | None = None, net_temp: float = 1.0):
+        if eval not in EVALS:
+            raise ConfigError(f"eval must be one of {', '.join(EVALS)}, got {eval!r}")
+        if priors not in (None, "net", "classic"):
+            raise ConfigError(f"priors must be 'net' or 'classic', got {priors!r}")
+        if net is not None and not isinstance(net, str):
+            raise ConfigError(f"net must be a shipped network's name or a path, got {net!r}")
+        if not isinstance(net_temp, (int, float)) or not net_temp > 0:
+            raise ConfigError(f"net_temp must be a positive number, got {net_temp!r}")
+        if net is not None:
+            load_network(net)   # a bad name or file fails here, not in the middle of a game
+        self.eval, self.net, self.priors, self.net_temp = eval, net, priors, float(net_temp)
+        self._cutoff, self._c = cutoff, c
+        c = 0.8 if c is None else c
+        cutoff = 8 if cutoff is None else cutoff
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if rollout not in ("policy", "random"):
@@ -84,13 +113,30 @@ class MCTSPlayer(Player):
         self._pool = ThreadPoolExecutor(workers) if workers > 1 else None
         self.reset()
 
+    def network_for(self, view: View | State) -> str | None:
+        """The network this player searches a game like `view`'s with, None for the classic
+        evaluation."""
+        if self.eval == "classic":
+            return None
+        name = self.net or default_network(view.players, view.module)
+        if name is None and self.eval == "net":
+            raise ConfigError(f"no shipped network for {view.players}-player {view.module or 'base'} games: "
+                              f"give net=PATH or eval='classic'")
+        return name
+
     def search_params(self, view: View | State) -> dict:
         """The C search's parameters for a game like `view`'s: the evaluation weights not given
-        are the fitted ones for its player count and module."""
+        are the fitted ones for its player count and module; with a network, its priors and values."""
         modules = (view.module,) if view.module else ()
         weights, phase = value_weights(view.players, modules)
-        return dict(self.params, weights=list(self.weights or weights), phase_weights=list(self.phase_weights or phase),
-                    module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
+        params = dict(self.params, weights=list(self.weights or weights),
+                      phase_weights=list(self.phase_weights or phase),
+                      module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
+        if self.network_for(view) is not None:
+            params.update(net_values=1, net_priors=int(self.priors != "classic" and bool(self.params["puct"])),
+                          net_temp=self.net_temp, cutoff=0 if self._cutoff is None else int(self._cutoff),
+                          c=NET_C if self._c is None else float(self._c))
+        return params
 
     def reset(self) -> None:
         self.last_search: MCTSSearch | None = None
@@ -181,10 +227,12 @@ class MCTSSearch:
         self.seed = derive_seed(player.seed, view.turn)
         core, mode = view._core, MODES[player.mode]
         params = player.search_params(view)
-        self.trees = [tree or _mcts.Search(core, params, self.seed, mode, dets, player.max_nodes)]
+        name = player.network_for(view)
+        network = load_network(name) if name else None
+        self.trees = [tree or _mcts.Search(core, params, self.seed, mode, dets, player.max_nodes, network)]
         for w in range(1, player.workers):
             self.trees.append(_mcts.Search(core, params, derive_seed(self.seed, w), mode, dets,
-                                           player.max_nodes))
+                                           player.max_nodes, network))
         self.per_worker = None if self.iterations is None else max(1, math.ceil(self.iterations / player.workers))
         self._start_iterations = self.trees[0].iterations  # a reused tree has some already
         self.halving = (Halving(self.trees[0], view, player.halving, player.halving_warm, self.per_worker, self.seconds)
@@ -276,7 +324,8 @@ class MCTSSearch:
         return SearchInfo(moves=tuple(infos), iterations=self.iterations_done, seconds=self.elapsed, seed=self.seed,
                           nodes=sum(t.nodes_used for t in self.trees),
                           memory_bytes=sum(t.memory_bytes for t in self.trees),
-                          extra={"mode": self.player.mode, "workers": self.player.workers})
+                          extra={"mode": self.player.mode, "workers": self.player.workers,
+                                 "eval": self.player.network_for(self.view) or "classic"})
 
 
 class Halving:

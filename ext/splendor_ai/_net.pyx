@@ -1,0 +1,184 @@
+# cython: language_level=3
+"""The forward pass of the value and policy network, in C, for the search kernels.
+
+A position is encoded for the seat to move (splendor_ai._features: what that seat may know; in a
+search, the sampled world), then two ReLU layers: the first sums the rows of the active features
+(the input is sparse: a few hundred of 2,330 entries are nonzero), the second is dense. The value
+head gives a win probability per seat (a softmax over the seats in the game, summing to 1); the
+policy head gives a logit per context-free action key, computed only for the keys asked for (the
+legal ones). The kernels are compiled twice, for x86-64-v3 (AVX2 + FMA) and the baseline, and the
+loader picks one at run time, so one build runs everywhere at the speed of the machine.
+splendor_ai/players/network.py loads shipped weights; splendor_ai/train/reference.py is the numpy
+forward that tests compare this one with.
+"""
+from libc.math cimport exp
+from libc.string cimport memcpy
+
+from splendor_ai._engine cimport MAXP, NKEYS, Core, State
+from splendor_ai._features cimport MAXACTIVE, NFEAT, encode
+
+cdef extern from *:
+    """
+    #include <string.h>
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #define SP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+    #else
+    #define SP_CLONES
+    #endif
+    /* h = relu(b + sum_i val[i] * W[idx[i]]), W rows of H floats */
+    SP_CLONES static void sp_sparse_relu(float* h, const float* b, const float* W, const int* idx,
+                                         const float* val, int n, int H) {
+        int i, j;
+        memcpy(h, b, (size_t)H * sizeof(float));
+        for (i = 0; i < n; i++) {
+            const float* w = W + (size_t)idx[i] * H;
+            const float v = val[i];
+            for (j = 0; j < H; j++)
+                h[j] += v * w[j];
+        }
+        for (j = 0; j < H; j++)
+            h[j] = h[j] > 0.0f ? h[j] : 0.0f;
+    }
+    /* out = relu(b + x @ W), W: [nin][nout]; the zeros of a ReLU input are skipped */
+    SP_CLONES static void sp_dense_relu(float* out, const float* b, const float* W, const float* x,
+                                        int nin, int nout) {
+        int i, j;
+        memcpy(out, b, (size_t)nout * sizeof(float));
+        for (i = 0; i < nin; i++) {
+            const float xi = x[i];
+            if (xi == 0.0f)
+                continue;
+            const float* w = W + (size_t)i * nout;
+            for (j = 0; j < nout; j++)
+                out[j] += xi * w[j];
+        }
+        for (j = 0; j < nout; j++)
+            out[j] = out[j] > 0.0f ? out[j] : 0.0f;
+    }
+    /* out[k] = bias[rows[k]] + W[rows[k]] . x, W rows of H floats (H a multiple of 8): eight
+       partial sums, so the loop vectorises without reassociating a single sum */
+    SP_CLONES static void sp_row_dots(float* out, const float* bias, const float* W, const int* rows,
+                                      int nrows, const float* x, int H) {
+        int k, j, t;
+        for (k = 0; k < nrows; k++) {
+            const float* w = W + (size_t)rows[k] * H;
+            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            for (j = 0; j < H; j += 8)
+                for (t = 0; t < 8; t++)
+                    acc[t] += w[j + t] * x[j + t];
+            out[k] = bias[rows[k]] + (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])));
+        }
+    }
+    """
+    void sp_sparse_relu(float* h, const float* b, const float* W, const int* idx, const float* val, int n,
+                        int H) nogil
+    void sp_dense_relu(float* out, const float* b, const float* W, const float* x, int nin, int nout) nogil
+    void sp_row_dots(float* out, const float* bias, const float* W, const int* rows, int nrows, const float* x,
+                     int H) nogil
+
+
+cdef void net_eval(const Net* net, const State* s, const int* keys, int nkeys, float* logits,
+                   float* values) noexcept nogil:
+    """Evaluate `s` for its seat to move: `values[seat]` the win probability of every seat (absolute
+    seat numbers), `logits[i]` the policy logit of action key keys[i] (nkeys of them; 0 for none)."""
+    cdef int idx[MAXACTIVE]
+    cdef float val[MAXACTIVE]
+    cdef float h1[NET_MAXH]
+    cdef float h2[NET_MAXH]
+    cdef float v[MAXP]
+    cdef int rows[MAXP]
+    cdef int n, r, np = s.nplayers, mover = s.to_move
+    cdef float mx, tot
+    n = encode(s, mover, idx, val)
+    sp_sparse_relu(h1, net.b1, net.w1, idx, val, n, net.h1)
+    sp_dense_relu(h2, net.b2, net.w2, h1, net.h1, net.h2)
+    for r in range(MAXP):
+        rows[r] = r
+    sp_row_dots(v, net.bv, net.wv, rows, np, h2, net.h2)
+    mx = v[0]
+    for r in range(1, np):
+        if v[r] > mx:
+            mx = v[r]
+    tot = 0
+    for r in range(np):
+        v[r] = exp(v[r] - mx)
+        tot += v[r]
+    for r in range(np):
+        values[(mover + r) % np] = v[r] / tot
+    if nkeys > 0:
+        sp_row_dots(logits, net.bp, net.wp, keys, nkeys, h2, net.h2)
+
+
+SHAPES = ("w1", "b1", "w2", "b2", "wv", "bv", "wp", "bp")
+
+
+cdef class Network:
+    """Network weights in the layout the kernels read (see _net.pxd). `arrays` maps each name of
+    SHAPES to a C-contiguous float32 array (numpy or any buffer): w1 [NFEAT, h1], b1 [h1],
+    w2 [h1, h2], b2 [h2], wv [4, h2], bv [4], wp [NKEYS, h2], bp [NKEYS]; h1 and h2 multiples of 8,
+    at most NET_MAXH. splendor_ai.players.network builds it from a shipped .npz file."""
+
+    def __init__(self, arrays):
+        cdef const float[:, ::1] m
+        cdef const float[::1] b
+        missing = [k for k in SHAPES if k not in arrays]
+        if missing:
+            raise ValueError(f"network weights lack {', '.join(missing)}")
+        w1, w2 = arrays["w1"], arrays["w2"]
+        h1, h2 = w1.shape[1], w2.shape[1]
+        want = {"w1": (NFEAT, h1), "b1": (h1,), "w2": (h1, h2), "b2": (h2,), "wv": (MAXP, h2), "bv": (MAXP,),
+                "wp": (NKEYS, h2), "bp": (NKEYS,)}
+        for k, shape in want.items():
+            if tuple(arrays[k].shape) != shape:
+                raise ValueError(f"network weights: {k} has shape {tuple(arrays[k].shape)}, expected {shape}")
+        if h1 % 8 or h2 % 8 or not 8 <= h1 <= NET_MAXH or not 8 <= h2 <= NET_MAXH:
+            raise ValueError(f"hidden layers must be multiples of 8 in 8-{NET_MAXH}, got {h1} and {h2}")
+        self.arrays = {k: arrays[k] for k in SHAPES}
+        self.net.nfeat, self.net.h1, self.net.h2 = NFEAT, h1, h2
+        m = self.arrays["w1"]; self.net.w1 = &m[0, 0]
+        m = self.arrays["w2"]; self.net.w2 = &m[0, 0]
+        m = self.arrays["wv"]; self.net.wv = &m[0, 0]
+        m = self.arrays["wp"]; self.net.wp = &m[0, 0]
+        b = self.arrays["b1"]; self.net.b1 = &b[0]
+        b = self.arrays["b2"]; self.net.b2 = &b[0]
+        b = self.arrays["bv"]; self.net.bv = &b[0]
+        b = self.arrays["bp"]; self.net.bp = &b[0]
+
+    @property
+    def hidden(self):
+        return (self.net.h1, self.net.h2)
+
+    def evaluate(self, Core core, keys=None):
+        """(win probability per seat, policy logits of `keys` (default: the legal actions' keys))
+        for the seat to move of `core`."""
+        cdef int k[96]
+        cdef float lg[96]
+        cdef float vals[MAXP]
+        cdef int n
+        if keys is None:
+            keys = sorted({core.action_key(a) for a in core.legal_actions()})
+        if len(keys) > 96:
+            raise ValueError("at most 96 keys at a time")
+        for i, key in enumerate(keys):
+            if not 0 <= key < NKEYS:
+                raise ValueError(f"action key {key} out of range 0-{NKEYS - 1}")
+            k[i] = key
+        n = len(keys)
+        with nogil:
+            net_eval(&self.net, &core.s, k, n, lg, vals)
+        return [vals[i] for i in range(core.s.nplayers)], [lg[i] for i in range(n)]
+
+    def bench(self, Core core, int reps):
+        """Evaluate `core` `reps` times (value and the legal keys' logits); for benchmarks."""
+        cdef int k[96]
+        cdef float lg[96]
+        cdef float vals[MAXP]
+        cdef int n, i2
+        keys = sorted({core.action_key(a) for a in core.legal_actions()})
+        for i, key in enumerate(keys):
+            k[i] = key
+        n = len(keys)
+        with nogil:
+            for i2 in range(reps):
+                net_eval(&self.net, &core.s, k, n, lg, vals)
+        return n

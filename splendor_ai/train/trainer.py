@@ -1,0 +1,133 @@
+"""Training the network on examples: Adam on the value and policy cross-entropies, resumable.
+
+`train` keeps a checkpoint (model, optimiser, step, the batch sampler's state, the loss history) in
+its run folder and continues from it when started again, so a run killed at any point loses at most
+the steps since the last checkpoint and replays none twice. Batches are drawn with replacement by a
+seeded generator: the same examples, settings and seed give the same network.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .dataset import Examples
+from .model import Net, batch_tensors, losses
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    h1: int = 128
+    h2: int = 64
+    batch: int = 1024
+    steps: int = 20000
+    lr: float = 2e-3
+    lr_final: float = 1e-4        # cosine decay from lr to lr_final over the steps
+    weight_decay: float = 1e-4
+    q_weight: float = 0.5         # value target: (1 - q_weight) * outcome + q_weight * search value
+    policy_weight: float = 1.0
+    seed: int = 0
+    eval_every: int = 500
+    threads: int = 1
+
+
+def split_by_game(ex: Examples, held_out: float = 0.05, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of a train / validation split that keeps each game on one side."""
+    games = np.unique(ex.game)
+    rng = np.random.default_rng(seed)
+    val_games = set(rng.choice(games, max(1, int(len(games) * held_out)), replace=False).tolist())
+    is_val = np.isin(ex.game, list(val_games))
+    return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+
+def evaluate(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings, batch: int = 4096) -> dict:
+    """Mean value and policy losses over `rows` (the outcome alone as the value target, so figures
+    compare across q weights), and the value's accuracy at picking the winner of two-player games."""
+    model.eval()
+    vsum = psum = 0.0
+    n = 0
+    with torch.no_grad():
+        for i in range(0, len(rows), batch):
+            b = batch_tensors(ex, rows[i:i + batch], 0.0)
+            vl, pl = losses(model, b)
+            vsum += vl.item() * len(b[5])
+            psum += pl.item() * len(b[5])
+            n += len(b[5])
+    model.train()
+    return {"value_loss": vsum / max(n, 1), "policy_loss": psum / max(n, 1)}
+
+
+def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: TrainSettings, run_dir,
+          init: dict | None = None, progress: bool = True) -> tuple[Net, list[dict]]:
+    """Train (or continue training) a network; returns it and its loss history. `init` (exported
+    arrays of a network of the same shape) starts from that network instead of random weights."""
+    from tqdm import tqdm
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(settings.threads)
+    torch.manual_seed(settings.seed)
+    model = Net(settings.h1, settings.h2)
+    if init is not None:
+        load_arrays(model, init)
+    opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+    rng = np.random.default_rng(settings.seed)
+    step, history = 0, []
+    ckpt = run_dir / "checkpoint.pt"
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        if state["settings"] != asdict(settings):
+            raise ValueError(f"{ckpt}: a checkpoint of other settings ({state['settings']}); use another folder")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        rng.bit_generator.state = state["rng"]
+        step, history = state["step"], state["history"]
+    bar = tqdm(total=settings.steps, initial=step, desc="train", unit="step", disable=not progress)
+    run_v = run_p = 0.0
+    while step < settings.steps:
+        t = step / max(1, settings.steps)
+        lr = settings.lr_final + 0.5 * (settings.lr - settings.lr_final) * (1 + math.cos(math.pi * t))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        rows = train_rows[rng.integers(0, len(train_rows), settings.batch)]
+        vl, pl = losses(model, batch_tensors(ex, rows, settings.q_weight))
+        opt.zero_grad()
+        (vl + settings.policy_weight * pl).backward()
+        opt.step()
+        step += 1
+        run_v = 0.98 * run_v + 0.02 * vl.item() if step > 1 else vl.item()
+        run_p = 0.98 * run_p + 0.02 * pl.item() if step > 1 else pl.item()
+        bar.update(1)
+        bar.set_postfix(v=f"{run_v:.3f}", p=f"{run_p:.3f}")
+        if step % settings.eval_every == 0 or step == settings.steps:
+            entry = {"step": step, "lr": lr, "train_value": run_v, "train_policy": run_p}
+            if len(val_rows):
+                entry.update({f"val_{k.split('_')[0]}": v for k, v in evaluate(model, ex, val_rows, settings).items()})
+            history.append(entry)
+            tmp = run_dir / "checkpoint.pt.tmp"
+            torch.save({"settings": asdict(settings), "model": model.state_dict(), "opt": opt.state_dict(),
+                        "rng": rng.bit_generator.state, "step": step, "history": history}, tmp)
+            os.replace(tmp, ckpt)
+            with open(run_dir / "history.json", "w") as f:
+                json.dump(history, f, indent=1)
+    bar.close()
+    return model, history
+
+
+def load_arrays(model: Net, arrays: dict) -> None:
+    """Set a model's weights from exported arrays (the compiled layout)."""
+    t = lambda a: torch.from_numpy(np.asarray(a, np.float32))   # noqa: E731
+    with torch.no_grad():
+        model.emb.weight.copy_(t(arrays["w1"]))
+        model.b1.copy_(t(arrays["b1"]))
+        model.fc2.weight.copy_(t(arrays["w2"]).T)
+        model.fc2.bias.copy_(t(arrays["b2"]))
+        model.value.weight.copy_(t(arrays["wv"]))
+        model.value.bias.copy_(t(arrays["bv"]))
+        model.policy.weight.copy_(t(arrays["wp"]))
+        model.policy.bias.copy_(t(arrays["bp"]))
