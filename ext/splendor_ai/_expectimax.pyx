@@ -27,8 +27,9 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   path (alpha-beta windows, iterative deepening, transpositions and pruning never change a
   value), and the same seed and depth give the same values.
 - Values are from the searching seat's point of view. Leaves: the static evaluation
-  (`_policy.eval_state`), my value minus the best opponent's (for two players: minus the opponent's),
-  clamped to [-eval_bound, eval_bound]. Finished games: +-win_value (win_value = eval_bound + 2,
+  (`_policy.eval_state`), or with a network its win probability of every seat times eval_bound (the
+  leaf's seat to move sees the sampled world as that seat would), my value minus the best opponent's
+  (for two players: minus the opponent's), clamped to [-eval_bound, eval_bound]. Finished games: +-win_value (win_value = eval_bound + 2,
   less 0.01 per turn from the root so that nearer wins and farther losses are preferred; a share
   of a win or a draw is win_value * (2 * share - 1)). Every value lies in [-U, U], U = eval_bound + 2.
 - Paranoid (the default; plain minimax for two players): the seat maximises, every opponent
@@ -70,6 +71,7 @@ from splendor_ai._engine cimport (
     get_tables, legal_actions, rng_below, rng_next, rng_seed)
 from splendor_ai._engine cimport A_BASE_END, A_CONQUER, A_FREE, A_SACRIFICE, MOD_STRONGHOLDS, NDECK, TASK_REFILL
 from splendor_ai._policy cimport Weights, eval_state, fill_weights, score_actions, terminal_values
+from splendor_ai._net cimport Net, Network, net_eval
 
 cdef const Tables* T = get_tables()
 
@@ -238,6 +240,8 @@ cdef class Search:
     cdef int* cur_rpvlen
     cdef Weights wt
     cdef float eval_bound, win, bound
+    cdef Network network        # None: the static evaluation at the leaves
+    cdef const Net* net
     cdef public long nodes         # states visited, all depths
     cdef public long chance_nodes
     cdef public int depth_done
@@ -284,7 +288,7 @@ cdef class Search:
         free(self.cur_rpv)
         free(self.cur_rpvlen)
 
-    def __init__(self, Core view, list moves, dict params, uint64_t seed, int dets=1):
+    def __init__(self, Core view, list moves, dict params, uint64_t seed, int dets=1, Network network=None):
         """`moves`: the root whole turns as action-id sequences (View.legal_moves._table values).
         `params`: algo (0 paranoid, 1 maxn), chance_samples, eval_bound, weights (10 floats)."""
         cdef int i, j
@@ -315,6 +319,8 @@ cdef class Search:
         phase_weights = p.pop("phase_weights", None)
         if p:
             raise ValueError(f"unknown search parameters: {sorted(p)}")
+        self.network = network
+        self.net = &network.net if network is not None else NULL
         if self.algo not in (ALGO_PARANOID, ALGO_MAXN):
             raise ValueError("algo must be 0 (paranoid) or 1 (maxn)")
         if not 1 <= self.chance_k <= MAXCHANCE:
@@ -385,6 +391,17 @@ cdef class Search:
         if w < self.eval_bound + 1:
             w = self.eval_bound + 1
         return w * (2 * tv[seat] - 1)
+
+    cdef void leaf_eval(self, const State* s, float* e) noexcept nogil:
+        """Every seat's leaf evaluation: the static one, or the network's win probability scaled
+        to the evaluation's range."""
+        cdef int q
+        if self.net != NULL:
+            net_eval(self.net, s, NULL, 0, NULL, e)
+            for q in range(s.nplayers):
+                e[q] *= self.eval_bound
+        else:
+            eval_state(s, &self.wt, e)
 
     cdef float leaf_score(self, const float* e, int seat) noexcept nogil:
         cdef int i
@@ -504,7 +521,7 @@ cdef class Search:
         if s.over:
             return self.terminal_score(s, self.seat)
         if (depth <= 0 and s.phase == PH_MAIN and nforced == 0) or ply >= MAXPLY - 2:
-            eval_state(s, &self.wt, e)
+            self.leaf_eval(s, e)
             return self.leaf_score(e, self.seat)
         key = mix(state_hash(s), self.whash)
         if nforced > 0:
@@ -684,7 +701,7 @@ cdef class Search:
                 out[q] = self.terminal_score(s, q)
             return
         if (depth <= 0 and s.phase == PH_MAIN and nforced == 0) or ply >= MAXPLY - 2:
-            eval_state(s, &self.wt, e)
+            self.leaf_eval(s, e)
             for q in range(self.nplayers):
                 out[q] = self.leaf_score(e, q)
             return

@@ -27,6 +27,7 @@ from .base import Decision, Limit, MoveInfo, Player, SearchInfo
 from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS, check_weights
 from .keys import line_to_moves
 from .mcts import derive_seed
+from .network import default_network, load_network
 
 ALGOS = {"paranoid": 0, "maxn": 1}
 
@@ -51,7 +52,14 @@ class ExpectimaxPlayer(Player):
                  dets: int = 1, chance_samples: int = 4, algo: str = "paranoid",
                  eval_bound: float = 30.0, exact_root: bool | int = 4, tt_bits: int = 16,
                  eval_scale: float = DEFAULT_SCALE, weights=VALUE_WEIGHTS, module_weights=MODULE_WEIGHTS,
-                 phase_weights=VALUE_PHASE):
+                 phase_weights=VALUE_PHASE, eval: str = "auto", net: str | None = None):
+        if eval not in ("classic", "net", "auto"):
+            raise ConfigError(f"eval must be 'classic', 'net' or 'auto', got {eval!r}")
+        if net is not None and not isinstance(net, str):
+            raise ConfigError(f"net must be a shipped network's name or a path, got {net!r}")
+        if net is not None:
+            load_network(net)
+        self.eval, self.net = eval, net
         if algo not in ALGOS:
             raise ConfigError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
         if depth is None and seconds is None:
@@ -100,7 +108,10 @@ class ExpectimaxPlayer(Player):
         table = view.legal_moves._table
         moves = list(table)
         seed = derive_seed(self.seed, view.turn)
-        search = _expectimax.Search(view._core, [table[m] for m in moves], self.params, seed, dets)
+        name = self.network_for(view)
+        self._net_leaves = name is not None
+        search = _expectimax.Search(view._core, [table[m] for m in moves], self.params, seed, dets,
+                                    load_network(name) if name else None)
         if len(moves) == 1:   # nothing to choose: one shallow search for a value
             depth, seconds = 1, None
         reached = search.run(depth or 0, seconds or 0.0)
@@ -127,12 +138,27 @@ class ExpectimaxPlayer(Player):
                                  "scores": scores})
         return Decision(infos[0].move, info)
 
+    def network_for(self, view: View) -> str | None:
+        """The network whose value scores the leaves in a game like `view`'s, None for the static
+        evaluation (see MCTSPlayer.network_for)."""
+        if self.eval == "classic":
+            return None
+        name = self.net or default_network(view.players, view.module)
+        if name is None and self.eval == "net":
+            raise ConfigError(f"no shipped network for {view.players}-player {view.module or 'base'} games: "
+                              f"give net=PATH or eval='classic'")
+        return name
+
     def _chance(self, score: float) -> float:
         """A search score as a win chance: beyond the leaf clamp only a finished game (a win or a
-        loss) can score; inside it, a logistic of the score (a share of a win scores inside)."""
+        loss) can score; inside it, a logistic of the score (a share of a win scores inside), or with
+        the network's leaves (score = bound * (my chance - the best other's)) that difference undone
+        as for two players."""
         bound = self.params["eval_bound"]
         if abs(score) > bound:
             return float(score > 0)
+        if getattr(self, "_net_leaves", False):
+            return (score / bound + 1) / 2
         return 1.0 / (1.0 + math.exp(-self.eval_scale * score))
 
     def _seat_values(self, vals, seat) -> tuple[float, ...]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from dataclasses import dataclass
 from typing import Iterator
@@ -41,6 +42,8 @@ class SelfPlayJob:
     spec: str                  # the player of every seat
     players: int = 2
     module: str | None = None
+    explore: int = 0           # the first `explore` rounds: each move drawn in proportion to the
+                               # visits of the root moves (a greedy choice after), for varied games
 
     def config(self) -> Config:
         return Config(self.players, modules=(self.module,) if self.module else ())
@@ -74,8 +77,14 @@ def play_game(job: SelfPlayJob, seed: int) -> dict:
         seat = state.to_move
         view = state.view(seat)
         decision = seats[seat].choose(view)
+        move = decision.move
+        if len(moves) < job.explore * job.players and len(decision.info.moves) > 1:
+            infos = [m for m in decision.info.moves if m.visits > 0]
+            if infos:
+                rng = random.Random(seed * 1000003 + len(moves))
+                move = rng.choices([m.move for m in infos], weights=[m.visits for m in infos])[0]
         search = getattr(seats[seat], "last_search", None)
-        actions = view.legal_moves._table[decision.move]
+        actions = view.legal_moves._table[move]
         if search is not None:
             tree = search.trees[0]
             core = state._core
@@ -96,7 +105,7 @@ def play_game(job: SelfPlayJob, seed: int) -> dict:
                 if keys and sum(visits) >= 8:
                     samples.append({"turn": len(moves), "pre": list(actions[:i + 1]), "seat": seat, "keys": keys,
                                     "visits": visits, "q": q})
-        played = state.push(decision.move)
+        played = state.push(move)
         moves.append(str(played))
         for p in seats:
             p.observe(played)
