@@ -28,7 +28,7 @@ cdef enum:
     S_NCARDS = 14     # / 20
     S_NNOBLES = 15    # nobles received / 3
     S_NRES = 16       # reserved cards / 3
-    S_BLIND = 17      # 3: blind reserves per level (their level is public)
+    S_BLIND = 17      # 3: blind reserves per level (their level is public), a count
     S_NOBLE_NEED = 20 # 10: per face-up (or, Orient, held) noble id: bonuses still missing / 10
     S_POWER = 30      # 5: tokens + bonuses per colour / 10
     S_GOLD = 35       # gold to pay with (tokens, 2 per Orient gold card) / 5

@@ -80,6 +80,7 @@ cdef int encode(const State* s, int seat, int* idx, float* val) noexcept nogil:
     cdef int n = 0, np = s.nplayers, r, q, c, j, k, lv, sl, card, base, total, need, nob, city, v
     cdef const Player* p
     cdef unsigned int nobles_seen
+    cdef int blind[3]
     n = put(idx, val, n, F_NPLAYERS + np - 2, 1)
     # module flags 1, 2, 4, 8 (one at most) -> 1-4; 0 for the base game
     k = 0 if s.modules == 0 else 1 if s.modules == 1 else 2 if s.modules == 2 else 3 if s.modules == 4 else 4
@@ -133,15 +134,18 @@ cdef int encode(const State* s, int seat, int* idx, float* val) noexcept nogil:
         n = put(idx, val, n, base + S_NRES, p.nres / 3.0)
         n = put(idx, val, n, base + S_GOLD, (p.tokens[GOLD] + 2 * p.goldcards) / 5.0)
         n = put(idx, val, n, base + S_LEVEL3, (popcount64(p.cards[0] & LEVEL3[0]) + popcount64(p.cards[1] & LEVEL3[1])) / 5.0)
+        blind[0] = blind[1] = blind[2] = 0
         for j in range(p.nres):
             if p.res_deck[j] >= 0:   # blind: its level is public, the card only to its holder
-                n = put(idx, val, n, base + S_BLIND + p.res_deck[j] % 3, 1)
+                blind[p.res_deck[j] % 3] += 1
                 if r != 0:
                     continue
             card = p.res[j]
             if card >= 0:
                 n = put(idx, val, n, F_RES + r * NCARDS + card, 1)
                 n = card_features(idx, val, n, p, r, card)
+        for lv in range(3):
+            n = put(idx, val, n, base + S_BLIND + lv, blind[lv])
         # nobles: the face-up ones, and (Orient) the ones this seat holds
         nobles_seen = s.nobles | p.held
         for j in range(NNOBLES):

@@ -63,9 +63,10 @@ def evaluate(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings
 
 
 def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: TrainSettings, run_dir,
-          init: dict | None = None, progress: bool = True) -> tuple[Net, list[dict]]:
+          init: dict | None = None, progress: bool = True, stop_after: int | None = None) -> tuple[Net, list[dict]]:
     """Train (or continue training) a network; returns it and its loss history. `init` (exported
-    arrays of a network of the same shape) starts from that network instead of random weights."""
+    arrays of a network of the same shape) starts from that network instead of random weights.
+    `stop_after` steps (in this call) checkpoint and return early, as an interruption would."""
     from tqdm import tqdm
 
     run_dir = Path(run_dir)
@@ -89,6 +90,7 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
         step, history = state["step"], state["history"]
     bar = tqdm(total=settings.steps, initial=step, desc="train", unit="step", disable=not progress)
     run_v = run_p = 0.0
+    start = step
     while step < settings.steps:
         t = step / max(1, settings.steps)
         lr = settings.lr_final + 0.5 * (settings.lr - settings.lr_final) * (1 + math.cos(math.pi * t))
@@ -104,7 +106,8 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
         run_p = 0.98 * run_p + 0.02 * pl.item() if step > 1 else pl.item()
         bar.update(1)
         bar.set_postfix(v=f"{run_v:.3f}", p=f"{run_p:.3f}")
-        if step % settings.eval_every == 0 or step == settings.steps:
+        early = stop_after is not None and step - start >= stop_after
+        if step % settings.eval_every == 0 or step == settings.steps or early:
             entry = {"step": step, "lr": lr, "train_value": run_v, "train_policy": run_p}
             if len(val_rows):
                 entry.update({f"val_{k.split('_')[0]}": v for k, v in evaluate(model, ex, val_rows, settings).items()})
@@ -115,6 +118,8 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
             os.replace(tmp, ckpt)
             with open(run_dir / "history.json", "w") as f:
                 json.dump(history, f, indent=1)
+        if early:
+            break
     bar.close()
     return model, history
 

@@ -1,0 +1,197 @@
+"""The value and policy network: the compiled forward pass equals the numpy reference, features see
+only what the seat may know, network files are checked, and searches with a network stay
+reproducible and still find forced wins."""
+import json
+import random
+
+import numpy as np
+import pytest
+
+from splendor_ai import Config, State, _features, _net
+from splendor_ai.errors import ConfigError
+from splendor_ai.players import make_player
+from splendor_ai.players.network import load_network, read_network, save_network
+from splendor_ai.train import reference as ref
+
+from test_players import BUY_TO_WIN, BUY_TO_WIN_3P, NOBLE_TO_WIN, winning_moves
+
+NKEYS = 1178
+MODULES = (None, "cities", "orient", "posts", "strongholds")
+
+
+def random_arrays(h1=32, h2=16, seed=0, scale=1.0):
+    rng = np.random.default_rng(seed)
+    f = _features.FEATURES["nfeat"]
+    a = {"w1": rng.normal(0, 0.2 * scale, (f, h1)), "b1": rng.normal(0, 0.1, h1),
+         "w2": rng.normal(0, 0.3 * scale, (h1, h2)), "b2": rng.normal(0, 0.1, h2),
+         "wv": rng.normal(0, 0.5 * scale, (4, h2)), "bv": rng.normal(0, 0.1, 4),
+         "wp": rng.normal(0, 0.5 * scale, (NKEYS, h2)), "bp": rng.normal(0, 0.1, NKEYS)}
+    return {k: np.ascontiguousarray(v, np.float32) for k, v in a.items()}
+
+
+@pytest.fixture(scope="module")
+def net_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("nets") / "random.npz"
+    save_network(path, random_arrays(), {"name": "random-test"})
+    return str(path)
+
+
+def random_positions(players, module, seed, count=12):
+    """True states along a random game (every phase of a turn, decisions included)."""
+    rng = random.Random(seed)
+    config = Config(players, modules=(module,) if module else ())
+    st = State.new(players, seed=seed, config=config)
+    core = st._core.copy()
+    out = []
+    while not core.over and len(out) < count:
+        for _ in range(rng.randrange(1, 6)):
+            if core.over:
+                break
+            core.apply(rng.choice(core.legal_actions()))
+        if not core.over:
+            out.append(core.copy())
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("module", MODULES)
+def test_compiled_forward_equals_numpy_reference(players, module):
+    arrays = random_arrays(h1=48, h2=24, seed=players)
+    net = _net.Network(arrays)
+    for core in random_positions(players, module, seed=players * 7 + len(module or "")):
+        keys = sorted({core.action_key(a) for a in core.legal_actions()})
+        values, logits = net.evaluate(core, keys)
+        rv, rl = ref.forward(arrays, core, keys)
+        assert np.allclose(values, rv, atol=1e-5) and np.allclose(logits, rl, atol=1e-5)
+        assert sum(values) == pytest.approx(1.0, abs=1e-5) and len(values) == players
+
+
+def test_features_are_bounded_and_sparse():
+    for players in (2, 3, 4):
+        for module in MODULES:
+            for core in random_positions(players, module, seed=3):
+                for seat in range(players):
+                    idx, val = ref.sparse_features(core, seat)
+                    assert len(idx) == len(set(idx.tolist())) <= _features.FEATURES["maxactive"]
+                    assert ((0 <= idx) & (idx < _features.FEATURES["nfeat"])).all()
+                    assert np.isfinite(val).all() and (np.abs(val) <= 10).all() and (val != 0).all()
+
+
+def test_features_read_only_what_the_seat_may_know():
+    """Twin worlds of one view (every hidden card resampled) encode the same for that seat, while the
+    opponent's own features see its blind reserve."""
+    changed_for_holder = 0
+    for players in (2, 3, 4):
+        for module in MODULES:
+            st = State.new(players, seed=5, config=Config(players, modules=(module,) if module else ()))
+            core = st._core.copy()
+            rng = random.Random(players)
+            while not core.over and core.turn < 12 * players:
+                acts = core.legal_actions()
+                blind = [a for a in acts if 48 <= a < 54]   # A_RES_DECK: reserve a deck's top card
+                core.apply(rng.choice(blind) if blind and rng.random() < 0.5 else rng.choice(acts))
+            for seat in range(players):
+                view = core.hidden_for(seat)
+                base = ref.dense_features(core, seat)
+                for k in range(4):
+                    world = view.determinized(1000 + k)
+                    assert np.array_equal(ref.dense_features(world, seat), base)
+                    if any(not np.array_equal(ref.dense_features(world, q), ref.dense_features(core, q))
+                           for q in range(players) if q != seat):
+                        changed_for_holder += 1
+    assert changed_for_holder > 0   # the worlds did differ where someone else could see it
+
+
+def test_known_features_of_the_start():
+    st = State.new(2, seed=1)
+    x = ref.dense_features(st._core, 0)
+    f = _features.FEATURES
+    assert x[0] == 1 and x[1] == 0 and x[2] == 0          # two players
+    assert x[3] == 1                                        # the base game
+    assert x[8] == 1                                        # the main phase
+    assert np.allclose(x[23:29], [4 / 7] * 5 + [1.0])      # the bank: 4 of each colour, 5 gold
+    for level, row in enumerate(st.market):
+        for card in row:
+            assert x[290 + card] == 1
+    assert x.sum() > 0 and len(x) == f["nfeat"]
+
+
+def test_network_file_round_trip_and_errors(tmp_path, net_file):
+    arrays, meta = read_network(net_file)
+    assert meta["name"] == "random-test" and meta["format"] == "splendor-net/1"
+    assert all(np.array_equal(arrays[k], v) for k, v in random_arrays().items())
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip file at all")
+    with pytest.raises(ConfigError, match="not a network file"):
+        read_network(bad)
+    arr = random_arrays()
+    np.savez(tmp_path / "fmt.npz", meta=np.array(json.dumps({"format": "other/1"})), **arr)
+    with pytest.raises(ConfigError, match="format"):
+        read_network(tmp_path / "fmt.npz")
+    np.savez(tmp_path / "ver.npz", meta=np.array(json.dumps({"format": "splendor-net/1", "features": 999})), **arr)
+    with pytest.raises(ConfigError, match="features version 999"):
+        read_network(tmp_path / "ver.npz")
+    arr["w2"] = arr["w2"][:, :8]
+    save_network(tmp_path / "shape.npz", arr, {})
+    with pytest.raises(ConfigError, match="shape"):
+        load_network(str(tmp_path / "shape.npz"))
+    with pytest.raises(ConfigError, match="unknown network"):
+        make_player("mcts(eval='net',net='no-such-network')")
+
+
+@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='classic'", ",workers=2", ",halving=0"])
+def test_network_search_is_reproducible(net_file, extra):
+    st = State.new(2, seed=21)
+    for m in ["+wbg", "+grk", "+wbr"]:
+        st.push(m)
+    spec = f"mcts(iterations=600,eval='net',net='{net_file}'{extra})"
+    d1 = make_player(spec, seed=4).choose(st.view())
+    d2 = make_player(spec, seed=4).choose(st.view())
+    assert d1.move == d2.move
+    assert [(str(m.move), m.visits) for m in d1.info.moves] == [(str(m.move), m.visits) for m in d2.info.moves]
+    assert d1.info.extra["eval"] == net_file
+
+
+def test_network_search_does_not_depend_on_hidden_cards(net_file):
+    """The same view over two true states that differ in hidden cards gives the same search."""
+    st = State.new(2, seed=9)
+    for m in ["+wbg", "rL2", "+wbk", "rL1"]:
+        st.push(m)
+    view = st.view(0)
+    twin = view.resample(random.Random(3))
+    assert twin.view(0) == view and twin.position() != st.position()
+    spec = f"mcts(iterations=500,eval='net',net='{net_file}')"
+    a = make_player(spec, seed=2).choose(st.view(0))
+    b = make_player(spec, seed=2).choose(twin.view(0))
+    assert [(str(m.move), m.visits, m.value) for m in a.info.moves] == \
+           [(str(m.move), m.visits, m.value) for m in b.info.moves]
+
+
+@pytest.mark.parametrize("position,expected", [(BUY_TO_WIN, "b45"), (NOBLE_TO_WIN, "b17/n5"),
+                                               (BUY_TO_WIN_3P, "b45")])
+@pytest.mark.parametrize("kind", ["mcts", "mcts-cutoff", "expectimax"])
+def test_forced_win_is_found_with_a_network(net_file, position, expected, kind):
+    st = State(position)
+    assert winning_moves(st) == {expected}
+    spec = {"mcts": f"mcts(iterations=400,eval='net',net='{net_file}')",
+            "mcts-cutoff": f"mcts(iterations=400,eval='net',net='{net_file}',cutoff=2)",
+            "expectimax": f"expectimax(depth=1,eval='net',net='{net_file}')"}[kind]
+    decision = make_player(spec, seed=11).choose(st.view())
+    assert str(decision.move) == expected
+    assert decision.info.moves[0].value == pytest.approx(1.0)
+
+
+def test_network_priors_follow_the_policy_head(net_file):
+    """The root priors of a search are the softmax of the policy logits of the legal keys."""
+    st = State.new(2, seed=2)
+    net = load_network(net_file)
+    core = st._core
+    keys = sorted({core.action_key(a) for a in core.legal_actions()})
+    _, logits = net.evaluate(core, keys)
+    p = np.exp(np.array(logits) - max(logits))
+    p /= p.sum()
+    expected = dict(zip(keys, p))
+    player = make_player(f"mcts(iterations=200,eval='net',net='{net_file}',halving=0)", seed=1)
+    player.choose(st.view())
+    for key, visits, w, prior in player.last_search.trees[0].root_stats():
+        assert prior == pytest.approx(expected[key], rel=1e-4)

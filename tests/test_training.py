@@ -1,0 +1,136 @@
+"""Training by self-play, end to end at a tiny size: self-play files, examples, the PyTorch model
+against the compiled forward pass, a resumed training equal to an uninterrupted one, and the
+generation loop (self-play, train, export, gate) resumed without replaying anything.
+
+PyTorch comes with the `train` extra, which .ci/run installs: under CI a missing torch fails."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+if os.environ.get("CI"):
+    import torch
+else:
+    torch = pytest.importorskip("torch")
+
+from splendor_ai import State, _net  # noqa: E402
+from splendor_ai.train import reference as ref  # noqa: E402
+from splendor_ai.train.dataset import Examples, from_records, from_selfplay  # noqa: E402
+from splendor_ai.train.loop import LoopSettings, run_loop  # noqa: E402
+from splendor_ai.train.model import Net, batch_tensors  # noqa: E402
+from splendor_ai.train.selfplay import SelfPlayJob, read_games, run  # noqa: E402
+from splendor_ai.train.trainer import TrainSettings, split_by_game, train  # noqa: E402
+
+from test_network import random_positions  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def selfplay_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sp") / "sp.jsonl"
+    assert run(SelfPlayJob("mcts(iterations=150)", explore=1), [1, 2, 3], path, progress=False) == 3
+    return path
+
+
+def test_selfplay_file_replays_and_resumes(selfplay_file):
+    games = list(read_games(selfplay_file))
+    assert sorted(g["seed"] for g in games) == [1, 2, 3]
+    for g in games:
+        st = State(g["start"])
+        for m in g["moves"]:
+            st.push(m)
+        assert st.result().to_json() == g["result"]
+        assert sum(g["target"]) == pytest.approx(1.0)
+        for s in g["samples"]:
+            assert s["visits"] == sorted(s["visits"], reverse=True) and len(s["keys"]) == len(s["visits"])
+    # a second run plays nothing; a torn last line is cut and its game played again
+    assert run(SelfPlayJob("mcts(iterations=150)", explore=1), [1, 2, 3], selfplay_file, progress=False) == 0
+    data = selfplay_file.read_bytes()
+    selfplay_file.write_bytes(data[:-40])
+    assert run(SelfPlayJob("mcts(iterations=150)", explore=1), [1, 2, 3], selfplay_file, progress=False) == 1
+    assert sorted(g["seed"] for g in read_games(selfplay_file)) == [1, 2, 3]
+
+
+def test_examples_match_the_games(selfplay_file):
+    ex = from_selfplay(selfplay_file)
+    games = list(read_games(selfplay_file))
+    assert len(ex) == sum(len(g["samples"]) for g in games)
+    probs_sum = np.add.reduceat(ex.probs, ex.key_off[:-1])
+    assert np.allclose(probs_sum, 1.0, atol=1e-5)
+    assert np.allclose(ex.z.sum(1), 1.0) and set(ex.players.tolist()) == {2}
+    # the first example is the first sample of the first game, encoded for its seat
+    g = games[0]
+    s = g["samples"][0]
+    st = State(g["start"])
+    for m in g["moves"][:s["turn"]]:
+        st.push(m)
+    idx, val = ref.sparse_features(st._core, s["seat"])
+    assert np.array_equal(ex.feat_idx[:ex.feat_off[1]], idx) and np.array_equal(ex.feat_val[:ex.feat_off[1]], val)
+    # a round trip of the cache format
+    sub = ex.subset(np.array([2, 0, 2]))
+    assert np.array_equal(sub.z[0], ex.z[2]) and np.array_equal(sub.feat_idx[:sub.feat_off[1]],
+                                                              ex.feat_idx[ex.feat_off[2]:ex.feat_off[3]])
+
+
+def test_examples_from_records(tmp_path):
+    from splendor_ai.match import play_game
+    from splendor_ai.players import make_player
+    from splendor_ai.records import GameRecord, append_record
+    out = play_game([make_player("greedy", seed=1), make_player("greedy", seed=2)], seed=5)
+    rec = GameRecord.from_state(out.final, 5, ["greedy", "greedy"], start=out.start)
+    append_record(tmp_path / "r.jsonl", rec)
+    ex = from_records(tmp_path / "r.jsonl")
+    assert len(ex) >= len(out.moves) - 2
+    assert (ex.pweight == 0.5).all() and np.isnan(ex.q).all()
+    assert np.allclose(np.add.reduceat(ex.probs, ex.key_off[:-1]), 1.0)
+
+
+def test_torch_model_exports_the_compiled_network():
+    torch.manual_seed(0)
+    model = Net(32, 16)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    arrays = model.export()
+    net = _net.Network(arrays)
+    from splendor_ai.train.dataset import _Builder
+    for core in random_positions(3, "orient", seed=4, count=5):
+        keys = sorted({core.action_key(a) for a in core.legal_actions()})
+        b = _Builder()
+        b.add(core, core.to_move, {keys[0]: 1.0}, [1, 0, 0], None, 2, 1.0, 0)
+        batch = batch_tensors(b.build(), np.array([0]), 0.0)
+        with torch.no_grad():
+            v, p = model(*batch[:3])
+        values, logits = net.evaluate(core, keys)
+        pv = torch.softmax(v[0, :3], 0).numpy()
+        rel = [values[(core.to_move + r) % 3] for r in range(3)]
+        assert np.allclose(pv, rel, atol=1e-5) and np.allclose(p[0, keys].numpy(), logits, atol=1e-4)
+
+
+def test_interrupted_training_equals_uninterrupted(selfplay_file, tmp_path):
+    ex = from_selfplay(selfplay_file)
+    tr, va = split_by_game(ex, 0.3)
+    s = TrainSettings(h1=16, h2=8, batch=32, steps=12, eval_every=4)
+    whole, _ = train(ex, tr, va, s, tmp_path / "a", progress=False)
+    part, _ = train(ex, tr, va, s, tmp_path / "b", progress=False, stop_after=5)
+    assert json.loads((tmp_path / "b" / "history.json").read_text())[-1]["step"] == 5
+    resumed, hist = train(ex, tr, va, s, tmp_path / "b", progress=False)
+    assert hist[-1]["step"] == 12
+    for k, v in whole.export().items():
+        assert np.array_equal(v, resumed.export()[k]), k
+
+
+def test_generation_loop_runs_and_resumes(tmp_path):
+    s = LoopSettings(games=2, sims=60, explore=1, window=2, gate_games=2, gate_iterations=40,
+                     train=TrainSettings(h1=16, h2=8, batch=32, steps=6, eval_every=3))
+    state = run_loop(tmp_path, s, 1, progress=False, log=lambda *a: None)
+    assert state["generation"] == 1 and len(state["history"]) == 1
+    gate = state["history"][0]["gate"]
+    assert gate["games"] == 2 and "accept" in gate
+    assert (tmp_path / "nets" / "gen000.npz").exists() and (tmp_path / "report.md").exists()
+    before = (tmp_path / "selfplay" / "gen000.jsonl").read_bytes()
+    state = run_loop(tmp_path, s, 2, progress=False, log=lambda *a: None)
+    assert state["generation"] == 2
+    assert (tmp_path / "selfplay" / "gen000.jsonl").read_bytes() == before
+    with pytest.raises(ValueError, match="other settings"):
+        run_loop(tmp_path, LoopSettings(games=3), 3, progress=False, log=lambda *a: None)
