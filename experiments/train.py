@@ -1,0 +1,118 @@
+"""Train the value and policy network (docs/TRAINING.md). Needs the `train` extra (PyTorch).
+
+    python experiments/train.py selfplay --spec "mcts(iterations=4000)" --games 2000 --out sp.jsonl -j 2
+    python experiments/train.py fit --data sp.jsonl records:experiments/results/x/games.jsonl --out runs/net0
+    python experiments/train.py loop runs/loop2p --generations 10 --start runs/net0/net.npz -j 2
+
+`selfplay` plays games into a self-play file (resumable: the seeds already there are skipped).
+`fit` trains one network on data files (self-play files, or game records as records:PATH) into a
+folder: checkpoint (resumable), history.json, net.npz. `loop` runs generations of self-play, training
+and gating in a run folder (resumable; report.md and training.png there). Every command takes
+`--ray ADDRESS` to play its games on a Ray cluster instead of local processes.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import sys
+from dataclasses import asdict, fields
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from splendor_ai.train.trainer import TrainSettings  # noqa: E402
+
+
+def _train_args(p: argparse.ArgumentParser) -> None:
+    for f in fields(TrainSettings):
+        p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+
+
+def _train_settings(args) -> TrainSettings:
+    return TrainSettings(**{f.name: getattr(args, f.name) for f in fields(TrainSettings)})
+
+
+def _expand(data: list[str]) -> list[str]:
+    out = []
+    for d in data:
+        prefix, path = ("records:", d[8:]) if d.startswith("records:") else ("", d)
+        matches = sorted(glob.glob(path, recursive=True)) or [path]
+        out += [prefix + m for m in matches]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sp = sub.add_parser("selfplay", help="play self-play games into a file")
+    sp.add_argument("--spec", required=True)
+    sp.add_argument("--players", type=int, default=2)
+    sp.add_argument("--module", default=None)
+    sp.add_argument("--games", type=int, required=True)
+    sp.add_argument("--first-seed", type=int, default=0)
+    sp.add_argument("--explore", type=int, default=0)
+    sp.add_argument("--out", required=True)
+    sp.add_argument("-j", "--jobs", type=int, default=1)
+    sp.add_argument("--ray", default=None)
+    fit = sub.add_parser("fit", help="train a network on data files")
+    fit.add_argument("--data", nargs="+", required=True, help="self-play files, or records:PATH (globs allowed)")
+    fit.add_argument("--out", required=True)
+    fit.add_argument("--init", default=None, help="start from this network's weights")
+    fit.add_argument("--held-out", type=float, default=0.05)
+    _train_args(fit)
+    lp = sub.add_parser("loop", help="run generations of self-play, training and gating")
+    lp.add_argument("run_dir")
+    lp.add_argument("--generations", type=int, required=True)
+    lp.add_argument("--start", default=None, help="the first best network (default: the classic search)")
+    lp.add_argument("--players", type=int, default=2)
+    lp.add_argument("--module", default=None)
+    lp.add_argument("--games", type=int, default=400)
+    lp.add_argument("--sims", type=int, default=1600)
+    lp.add_argument("--explore", type=int, default=3)
+    lp.add_argument("--window", type=int, default=4)
+    lp.add_argument("--extra", nargs="*", default=[], help="data files in every window (records:PATH for records)")
+    lp.add_argument("--gate-games", type=int, default=200)
+    lp.add_argument("--gate-iterations", type=int, default=1600)
+    lp.add_argument("--elo1", type=float, default=25.0)
+    lp.add_argument("--seed", type=int, default=0)
+    lp.add_argument("-j", "--jobs", type=int, default=1)
+    lp.add_argument("--ray", default=None)
+    _train_args(lp)
+    args = ap.parse_args(argv)
+
+    if args.cmd == "selfplay":
+        from splendor_ai.train.selfplay import SelfPlayJob, run
+        job = SelfPlayJob(args.spec, args.players, args.module, explore=args.explore)
+        n = run(job, list(range(args.first_seed, args.first_seed + args.games)), args.out, jobs=args.jobs, ray=args.ray)
+        print(f"{n} games played into {args.out}")
+    elif args.cmd == "fit":
+        from splendor_ai.players.network import read_network, save_network
+        from splendor_ai.train.loop import _examples
+        from splendor_ai.train.trainer import split_by_game, train
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        files = _expand(args.data)
+        ex = _examples(files, out / "cache")
+        tr, va = split_by_game(ex, args.held_out)
+        print(f"{len(tr)} training positions, {len(va)} held out, from {len(files)} files")
+        settings = _train_settings(args)
+        init = read_network(args.init)[0] if args.init else None
+        model, hist = train(ex, tr, va, settings, out, init=init)
+        meta = {"name": out.name, "data": files, "positions": int(len(tr)), "settings": asdict(settings),
+                "final": hist[-1] if hist else None}
+        digest = save_network(out / "net.npz", model.export(), meta)
+        print(json.dumps(hist[-1] if hist else {}), f"\nnet.npz sha256 {digest}")
+    else:
+        from splendor_ai.train.loop import LoopSettings, run_loop
+        settings = LoopSettings(players=args.players, module=args.module, games=args.games, sims=args.sims,
+                                explore=args.explore, window=args.window, extra=tuple(_expand(args.extra)),
+                                train=_train_settings(args), gate_games=args.gate_games,
+                                gate_iterations=args.gate_iterations, elo1=args.elo1, seed=args.seed)
+        state = run_loop(args.run_dir, settings, args.generations, start=args.start, jobs=args.jobs, ray=args.ray)
+        print(f"best network: {state['best']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
