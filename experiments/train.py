@@ -24,13 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from splendor_ai.train.trainer import TrainSettings  # noqa: E402
 
 
-def _train_args(p: argparse.ArgumentParser) -> None:
+def _train_args(p: argparse.ArgumentParser, skip=()) -> None:
     for f in fields(TrainSettings):
+        if f.name in skip:
+            continue
         p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
 
 
 def _train_settings(args) -> TrainSettings:
-    return TrainSettings(**{f.name: getattr(args, f.name) for f in fields(TrainSettings)})
+    return TrainSettings(**{f.name: getattr(args, f.name) for f in fields(TrainSettings) if hasattr(args, f.name)})
 
 
 def _expand(data: list[str]) -> list[str]:
@@ -78,7 +80,7 @@ def main(argv=None) -> int:
     lp.add_argument("--seed", type=int, default=0)
     lp.add_argument("-j", "--jobs", type=int, default=1)
     lp.add_argument("--ray", default=None)
-    _train_args(lp)
+    _train_args(lp, skip=("seed",))   # each generation's training seed derives from --seed
     args = ap.parse_args(argv)
 
     if args.cmd == "selfplay":
