@@ -4,11 +4,15 @@
 The positions are turn-boundary positions from the middle half (by turn) of greedy self-play games
 (deterministic from --seed), searched from the view of the seat to move. Per position:
 
-  mcts            the default `mcts` player (ISMCTS; policy playouts cut off after 8 turns and
-                  scored by the evaluation) for --seconds: iterations/s (one iteration = one
-                  determinized descent + playout + backup), and the memory the search allocated
+  mcts            the classic `mcts` player (`eval='classic'`: ISMCTS; policy playouts cut off after
+                  8 turns and scored by the evaluation) for --seconds: iterations/s (one iteration =
+                  one determinized descent + playout + backup), and the memory the search allocated
                   (its node pool and sampled worlds)
   mcts to-end     the same with playouts to the end of the game (cutoff=0)
+  mcts net        with --net NAME: `mcts(eval='net',net=NAME)`, the network's value at each new leaf
+                  and its policy as priors (one network evaluation per iteration)
+  net evals       with --net NAME: network evaluations/s of the position (features, both layers,
+                  the value and the legal keys' policy logits)
   mcts uct random to-end
                   plain UCT with uniformly random playouts to the end of the game (no priors,
                   no policy), the kind of search the fast public Splendor MCTS programs run
@@ -88,15 +92,27 @@ def best_of(repeat: int, run):
     return max(runs, key=lambda r: r["rate"])
 
 
-def bench(views, seconds: float, depths: list[int], repeat: int) -> dict:
+def bench(views, seconds: float, depths: list[int], repeat: int, net: str | None = None) -> dict:
     rows = {}
 
     def add(label, rec):
         rows.setdefault(label, []).append(rec)
 
     for i, view in enumerate(views):
-        for label, extra in (("mcts", ""), ("mcts to-end", ",cutoff=0"),
-                             ("mcts uct random to-end", ",puct=False,rollout='random',cutoff=0")):
+        variants = [("mcts", ",eval='classic'"), ("mcts to-end", ",eval='classic',cutoff=0"),
+                    ("mcts uct random to-end", ",eval='classic',puct=False,rollout='random',cutoff=0")]
+        if net:
+            variants.append(("mcts net", f",eval='net',net='{net}'"))
+
+            def evals():
+                from splendor_ai.players.network import load_network
+                network = load_network(net)
+                t0 = time.thread_time()
+                network.bench(view._core, 20000)
+                cpu = max(time.thread_time() - t0, 1e-9)
+                return {"rate": 20000 / cpu, "seconds": cpu}
+            add("net evals", best_of(repeat, evals))
+        for label, extra in variants:
             def mcts(extra=extra):
                 d, cpu = timed(make_player(f"mcts(seconds={seconds}{extra})", seed=i), view)
                 return {"rate": d.info.iterations / cpu, "seconds": d.info.seconds,
@@ -128,7 +144,7 @@ def report(rows: dict, seconds: float) -> tuple[dict, list[str]]:
     summary = {}
     for label, recs in rows.items():
         rates = [r["rate"] for r in recs]
-        unit = "it/s" if label.startswith("mcts") else "nodes/s"
+        unit = "it/s" if label.startswith("mcts") else "evals/s" if label == "net evals" else "nodes/s"
         depth = [r["depth"] for r in recs if "depth" in r]
         summary[label] = {"unit": unit, "median": statistics.median(rates), "min": min(rates), "max": max(rates),
                           "seconds_mean": statistics.mean(r["seconds"] for r in recs),
@@ -137,7 +153,7 @@ def report(rows: dict, seconds: float) -> tuple[dict, list[str]]:
                      f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>24}"
                      f"{statistics.mean(r['seconds'] for r in recs):>10.3f}"
                      f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>8}")
-    for label in ("mcts", "mcts to-end"):
+    for label in [x for x in ("mcts", "mcts to-end", "mcts net") if x in rows]:
         mem = [r["memory_bytes"] for r in rows[label]]
         nodes = [r["nodes"] for r in rows[label]]
         lines.append(f"memory of a {seconds:g} s {label} search: {statistics.median(mem) / 2**20:.1f} MiB median "
@@ -171,6 +187,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="a smoke run: 3 positions, 0.2 s, depths 1 2")
     ap.add_argument("--repeat", type=int, default=1, help="keep the fastest of N runs of each search")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--net", default=None, help="also measure the search with this network (name or path)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
     args = ap.parse_args(argv)
     positions = args.positions or (3 if args.quick else 6)
@@ -186,7 +203,7 @@ def main(argv=None) -> int:
         legal = [len(v.legal_moves) for v in views]
         print(f"\n== {args.players} players, {'the base game' if module == 'base' else module} ==\n"
               f"{statistics.mean(legal):.0f} legal whole turns on average", flush=True)
-        rows = bench(views, seconds, depths, args.repeat)
+        rows = bench(views, seconds, depths, args.repeat, args.net)
         summary, lines = report(rows, seconds)
         print("\n".join(lines), flush=True)
         results[module] = summary
