@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     elif args.cmd == "fit":
         from splendor_ai.players.network import read_network, save_network
         from splendor_ai.train.loop import _examples
-        from splendor_ai.train.trainer import split_by_game, train
+        from splendor_ai.train.trainer import evaluate_by_kind, split_by_game, train
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         files = _expand(args.data)
@@ -101,8 +101,13 @@ def main(argv=None) -> int:
         settings = _train_settings(args)
         init = read_network(args.init)[0] if args.init else None
         model, hist = train(ex, tr, va, settings, out, init=init)
+        by_kind = evaluate_by_kind(model, ex, va, settings)
+        (out / "held_out.json").write_text(json.dumps(by_kind, indent=1))
+        for kind, v in by_kind.items():
+            print(f"held out {kind:>16}: value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}  "
+                  f"({v['positions']} positions)")
         meta = {"name": out.name, "data": files, "positions": int(len(tr)), "settings": asdict(settings),
-                "final": hist[-1] if hist else None}
+                "final": hist[-1] if hist else None, "held_out": by_kind}
         digest = save_network(out / "net.npz", model.export(), meta)
         print(json.dumps(hist[-1] if hist else {}), f"\nnet.npz sha256 {digest}")
     else:

@@ -62,6 +62,18 @@ def evaluate(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings
     return {"value_loss": vsum / max(n, 1), "policy_loss": psum / max(n, 1)}
 
 
+def evaluate_by_kind(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings) -> dict:
+    """`evaluate` per kind of game ("2p base", "3p orient", ...) among `rows`."""
+    names = ("base", "cities", "orient", "posts", "strongholds")
+    out = {}
+    for players in (2, 3, 4):
+        for m, name in enumerate(names):
+            sel = rows[(ex.players[rows] == players) & (ex.module[rows] == m)]
+            if len(sel):
+                out[f"{players}p {name}"] = dict(evaluate(model, ex, sel, settings), positions=int(len(sel)))
+    return out
+
+
 def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: TrainSettings, run_dir,
           init: dict | None = None, progress: bool = True, stop_after: int | None = None) -> tuple[Net, list[dict]]:
     """Train (or continue training) a network; returns it and its loss history. `init` (exported
