@@ -17,6 +17,7 @@ point continues where it stopped when started again with the same folder.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -67,13 +68,19 @@ def _write_json(path: Path, obj) -> None:
     os.replace(tmp, path)
 
 
+def cache_folder(cache_dir: Path, path) -> Path:
+    """Where the examples of a data file are cached: one folder per file, named by its absolute path,
+    so every run that uses the file shares them."""
+    return Path(cache_dir) / hashlib.sha1(str(Path(path).resolve()).encode()).hexdigest()[:16]
+
+
 def _examples(files: list[str], cache_dir: Path) -> Examples:
     parts = []
     for i, f in enumerate(files):
         kind, path = ("records", f[len("records:"):]) if f.startswith("records:") else ("selfplay", f)
         if not Path(path).exists():
             continue
-        ex = cached(path, kind, cache_dir / f"{i:03d}")
+        ex = cached(path, kind, cache_folder(cache_dir, path))
         ex.game = ex.game.astype(np.int64) + i * 10_000_000   # games of different files stay apart
         parts.append(ex)
     return Examples.concat(parts)
