@@ -273,21 +273,10 @@ def _request_from_args(args) -> dict:
     return req
 
 
-def check_spec_arg(spec: str, flag: str) -> str:
-    """A player spec given on the command line, within the bounds the engine protocol applies
-    (protocol.check_spec): `flag` names it in the error."""
-    from .protocol import RequestError, check_spec
-    try:
-        check_spec(spec, flag)
-    except RequestError as e:
-        raise CLIError(str(e)) from None
-    return spec
-
-
 def _analysis_inputs(args):
-    from .protocol import RequestError, build_position
+    from .protocol import RequestError, build_position, check_spec_option
     from ..players.base import Limit
-    check_spec_arg(args.spec, "--spec")
+    check_spec_option(args.spec, "--spec")
     try:
         position = build_position(_request_from_args(args))
     except RequestError as e:

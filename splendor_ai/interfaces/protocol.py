@@ -107,6 +107,17 @@ def check_spec(spec, field: str = "spec") -> tuple[str, dict]:
     return name, kwargs
 
 
+def check_spec_option(spec: str, flag: str) -> str:
+    """A player spec given on the command line (`--ai`, `--hint`, `--spec`), within the same
+    bounds: CLIError naming `flag` when it is out of them."""
+    from ..errors import CLIError
+    try:
+        check_spec(spec, flag)
+    except RequestError as e:
+        raise CLIError(str(e)) from None
+    return spec
+
+
 def _int_in(lo: int, hi: int, allow_bool: bool = False) -> Callable[[Any], str | None]:
     def check(v):
         if isinstance(v, bool) and allow_bool:

@@ -110,9 +110,9 @@ class Game:
         self.specs = ["human" if s in self.humans else None for s in range(players)]
         for i, s in enumerate(ai_seats):
             self.specs[s] = specs[i if len(specs) > 1 else 0]
-        from .cli import check_spec_arg
+        from .protocol import check_spec_option
         for spec in specs:
-            check_spec_arg(spec, "--ai")
+            check_spec_option(spec, "--ai")
         self.seed = args.seed if args.seed is not None else new_seed()
         self.open = bool(getattr(args, "open", False))
         self.saved_to: Path | None = None       # this game's own file in save_dir(), once written
@@ -122,7 +122,7 @@ class Game:
                 hint_spec = specs[0] if parse_spec(specs[0])[0] == DEFAULT_SPEC else DEFAULT_AI
             except ConfigError:
                 hint_spec = DEFAULT_AI
-        self.hint_spec = check_spec_arg(hint_spec, "--hint")
+        self.hint_spec = check_spec_option(hint_spec, "--hint")
         module = getattr(args, "module", None)
         position = getattr(args, "position", None)
         self.from_position = position is not None
