@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -28,7 +29,6 @@ if not os.path.exists(CHROMIUM):
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
                                "(pip install -e '.[test]')")
 pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e .)")
-import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
 from splendor_ai import CARDS, State  # noqa: E402
@@ -115,16 +115,34 @@ def read_page(page) -> dict:
     return page.evaluate(READ_PAGE)
 
 
-def api_game(base: str, gid: str) -> dict:
-    r = httpx.get(f"{base}/api/games/{gid}", timeout=10)
-    assert r.status_code == 200, r.text
+def origin(page) -> str:
+    u = urlsplit(page.url)
+    return f"{u.scheme}://{u.netloc}"
+
+
+def api(page, path: str, **params) -> dict:
+    """A GET of the API as the page's browser (its client cookie: games belong to a browser)."""
+    r = page.request.get(origin(page) + path, params=params or None)
+    assert r.ok, r.text()
     return r.json()
+
+
+def api_game(page, gid: str) -> dict:
+    return api(page, f"/api/games/{gid}")
+
+
+def client_of(page) -> str:
+    return next(c["value"] for c in page.context.cookies() if c["name"] == "splendor_client")
+
+
+def true_state(page, manager, gid: str):
+    return manager.get(gid, client_of(page)).state
 
 
 def check_page_against_engine(page, base: str, manager, gid: str) -> dict:
     """What the page shows equals the API's JSON of the game, which equals the engine's state."""
     shown = read_page(page)
-    g = api_game(base, gid)
+    g = api_game(page, gid)
     assert shown["gameId"] == gid
     assert shown["turn"] == g["turn"] and shown["version"] == g["version"]
     assert shown["bank"] == g["bank"]
@@ -138,8 +156,8 @@ def check_page_against_engine(page, base: str, manager, gid: str) -> dict:
         assert s_page["reserved"] == [r["card"] for r in s_api["reserved"]]
         assert s_page["nobles"] == s_api["nobles"]
     # ... and the API serves the engine's state, as the human seat sees it
-    st = manager.get(gid).state
-    assert g["position"] == st.view(g["viewer"]).position()
+    st = true_state(page, manager, gid)
+    assert g["position"] == (st.position() if g["open"] else st.view(g["viewer"]).position())
     assert [s["points"] for s in shown["seats"]] == [s.points for s in st.seats]
     assert [row for row in shown["market"]] == [list(row) for row in st.market]
     assert [s["tokens"] for s in shown["seats"]] == [list(s.tokens) for s in st.seats]
@@ -212,7 +230,8 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(Path(SHOTS) / name))
 
 
-def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, module: str = "") -> str:
+def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, module: str = "",
+               open_game: bool = False) -> str:
     page.goto(base)
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_selector("#new-dialog[open]")
@@ -231,6 +250,8 @@ def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, m
             page.select_option(f"{row} .seat-spec", "custom")
             page.fill(f"{row} .seat-custom", spec)
     page.fill("#ng-seed", str(seed))
+    if open_game:
+        page.check("#ng-open")
     if SHOTS:
         shoot(page, "new-game.png")
     page.click("#ng-start")
@@ -242,8 +263,8 @@ def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, m
 
 def test_play_a_whole_game_in_the_browser(page, server):
     base, manager = server
-    gid = start_game(page, base, ["human", FAST_AI], seed=17)
-    g = api_game(base, gid)
+    gid = start_game(page, base, ["human", FAST_AI], seed=17, open_game=True)   # open: its record downloads
+    g = api_game(page, gid)
     assert g["seatsSetup"][1]["spec"] == FAST_AI and g["yourTurn"]
     page.select_option("#budget", '{"iterations":200}')       # hints and analyses: a tiny search
     turn = 0
@@ -280,7 +301,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
             before = g
             click_move(page, g, pick(moves, turn))
             after = wait_for_turn(page, version)
-            last = api_game(base, gid)
+            last = api_game(page, gid)
             assert len(last["log"]) == len(before["log"]) + 2 or last["over"]
             if not last["over"]:
                 banner = page.get_attribute("[data-testid=ai-move]", "data-move")
@@ -288,7 +309,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
                 assert last["log"][-1]["description"].replace("Player 2 ", "") in page.inner_text("#banner")
                 page.click("#btn-undo")
                 wait_for_turn(page, after["version"])
-                undone = api_game(base, gid)
+                undone = api_game(page, gid)
                 assert undone["position"] == before["position"] and undone["log"] == before["log"]
                 assert read_page(page)["turn"] == before["turn"]
                 used["undo"] = True
@@ -308,7 +329,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
         assert turn < 200, "the game did not end"
 
     assert used["hint"] and used["undo"] and used["analysis"] and used["list"] >= 2 and used["clicks"] >= 10, used
-    st = manager.get(gid).state
+    st = true_state(page, manager, gid)
     result = st.result()
     status = page.inner_text("#status")
     assert "Game over" in status
@@ -327,7 +348,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
         elif how:
             page.click(how)
         page.wait_for_selector(f"#rp-label[data-step='{step}']")
-        want = httpx.get(f"{base}/api/games/{gid}/replay", params={"step": step}, timeout=10).json()
+        want = api(page, f"/api/games/{gid}/replay", step=step)
         shown = read_page(page)
         assert shown["market"] == want["market"] and shown["bank"] == want["bank"]
         assert [s["points"] for s in shown["seats"]] == [s["points"] for s in want["seats"]]
@@ -356,17 +377,21 @@ def test_play_a_whole_game_in_the_browser(page, server):
     new_gid = read_page(page)["gameId"]
     assert new_gid != gid
     assert page.locator("[data-testid=log-entry]").count() == n
-    assert api_game(base, new_gid)["position"] == api_game(base, gid)["position"]
+    assert api_game(page, new_gid)["position"] == api_game(page, gid)["position"]
 
 
 def test_the_page_shows_hidden_cards_as_card_backs(page, server):
-    """Upload a game where the AI seat reserved blind: the human's page shows only card backs."""
-    base, _ = server
+    """A closed game where the AI seat reserved blind: the human's page shows only card backs."""
+    base, manager = server
     st = State.new(2, seed=3)
     for m in ("+wbg", "rL1", "+wbr", "rL3"):
         st.push(m)
     hidden = list(st.seats[1].reserved)
-    upload(page, base, GameRecord.from_state(st, seed=3, players=["human", "random"]))
+    page.goto(base)
+    page.wait_for_selector("body[data-ready='1']")
+    game = manager.adopt(client_of(page), st, ["human", "random"], seed=3)
+    page.goto(f"{base}/#game={game.id}")
+    page.reload()
     page.wait_for_selector("[data-testid=seat][data-seat='1'] [data-testid=reserved-card][data-hidden='1']")
     shown = read_page(page)
     assert shown["seats"][1]["reserved"] == [None, None]
@@ -430,7 +455,7 @@ def test_choosing_between_two_nobles_by_clicking(page, server):
     assert sorted(choosable) == options
     page.click(f"#nobles [data-testid=noble][data-noble='{options[-1]}']")
     wait_for_turn(page, g["version"])
-    played = api_game(base, gid)["log"][len(g["log"])]
+    played = api_game(page, gid)["log"][len(g["log"])]
     assert played["move"] == f"{action}/n{options[-1]}" and played["seat"] == seat
     assert f"visited by noble {options[-1]}" in played["description"]
     check_page_against_engine(page, base, manager, gid)
@@ -442,7 +467,7 @@ def test_screenshots_of_a_game_in_progress(page, server):
     base, _ = server
     gid = start_game(page, base, ["human", "mcts(seconds=3)", FAST_AI], seed=11, players=3)
     for _ in range(5):
-        g = api_game(base, gid)
+        g = api_game(page, gid)
         if g["over"]:
             break
         page.wait_for_selector("#status[data-your-turn='1']")
@@ -459,7 +484,7 @@ def test_screenshots_of_a_game_in_progress(page, server):
     page.click("#btn-analyse")
     page.wait_for_function("() => document.querySelectorAll('[data-testid=analysis-row]').length > 0 && "
                            "!document.querySelector('#analysis-panel .spinner')")
-    g = api_game(base, gid)
+    g = api_game(page, gid)
     takes = [m["move"] for m in g["legalMoves"] if m["move"].startswith("+") and len(m["move"]) == 4]
     if takes:
         page.click(f"[data-testid=bank-token][data-colour={takes[0][1]}]")
@@ -526,11 +551,11 @@ def test_strongholds_placement_by_clicking(page, server):
     assert int(target[1:]) in choosable
     page.click(f"[data-testid=market-card][data-card='{target[1:]}']")
     wait_for_turn(page, g["version"])
-    after = api_game(base, gid)
+    after = api_game(page, gid)
     played = after["log"][len(g["log"])]
     assert played["move"] == str(move) and "places a stronghold on card" in played["description"]
     check_page_against_engine(page, base, manager, gid)
-    state = manager.get(gid).state
+    state = true_state(page, manager, gid)
     mine = {c: n for c, (seat, n) in state.strongholds.items() if seat == 0}
     shown = page.eval_on_selector_all("[data-testid=stronghold][data-seat='0']",
                                       "els => els.map(e => [Number(e.closest('[data-card]').dataset.card), Number(e.dataset.count)])")
@@ -557,7 +582,7 @@ def test_orient_joker_and_free_card_by_clicking(page, server):
         else:
             page.click(f"[data-testid=decision][data-token='{tok}']")
     wait_for_turn(page, g["version"])
-    played = api_game(base, gid)["log"][len(g["log"])]
+    played = api_game(page, gid)["log"][len(g["log"])]
     assert played["move"] == move and "attaching the joker to their" in played["description"]
     check_page_against_engine(page, base, manager, gid)
     colour = next(t[1] for t in parts if t[0] == "j")
@@ -593,7 +618,7 @@ def test_city_and_extra_gem_choices_by_clicking(page, server, module):
             else:
                 page.click(f"[data-testid=decision][data-token='{tok}']")
     wait_for_turn(page, g["version"])
-    played = api_game(base, gid)["log"][len(g["log"])]
+    played = api_game(page, gid)["log"][len(g["log"])]
     assert played["move"] == move
     g = check_page_against_engine(page, base, manager, gid)
     if module == "cities":

@@ -487,6 +487,7 @@ class WebGame:
         self.humans = {s for s, spec in enumerate(specs) if spec == "human"}
         self.hint_spec = hint_spec or self._default_hint_spec()
         self.start = start or self._start_position()
+        self.first_player = State(self.start).to_json()["first_player"]
         self.version = 0
         self.log: list[LogEntry] = []
         self.ai_task: AiTask | None = None
@@ -547,7 +548,7 @@ class WebGame:
         return out
 
     def _common(self) -> dict:
-        out = {"gameId": self.id, "version": self.version, "open": self.open,
+        out = {"gameId": self.id, "version": self.version, "open": self.open, "firstPlayer": self.first_player,
                "seatsSetup": _seats_setup(self.specs)}
         if self.open:
             out["seed"] = self.seed
