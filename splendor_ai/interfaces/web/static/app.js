@@ -1069,7 +1069,7 @@ async function refreshGameList() {
   try { games = (await api("GET", "/api/games")).games; } catch (e) { return; }
   sel.replaceChildren(h("option", { value: "" }, games.length ? "Switch game…" : "(no game)"),
     ...games.map(g => h("option", { value: g.gameId, selected: S.game && g.gameId === S.game.gameId },
-      `${g.gameId} · ${g.players}p${g.module ? " · " + g.module : ""} · turn ${g.turn + 1}${g.over ? " · over" : ""}`)));
+      `${g.gameId.slice(0, 8)}… · ${g.players}p${g.module ? " · " + g.module : ""}${g.open ? " · open" : ""} · round ${Math.floor(g.turn / g.players) + 1}${g.over ? " · over" : ""}`)));
 }
 
 function budget() {
