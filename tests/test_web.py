@@ -434,7 +434,8 @@ def test_splendor_serve_runs_the_app_on_localhost():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "splendor_ai", "serve", "--port", str(port)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "splendor_ai", "serve", "--port", str(port),
+                             "--allow-host", "splendor.test"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         end = time.monotonic() + 30
@@ -449,6 +450,11 @@ def test_splendor_serve_runs_the_app_on_localhost():
         assert r.json()["ok"] is True
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
         assert "Splendor" in page.text
+        # the Host allow-list: the loopback names and --allow-host, nothing else (DNS rebinding)
+        for host, status in (("localhost", 200), ("splendor.test", 200), ("evil.example", 400)):
+            r = httpx.get(f"http://127.0.0.1:{port}/api/health", headers={"host": host}, timeout=5)
+            assert r.status_code == status, (host, r.text)
+        assert httpx.get(f"http://127.0.0.1:{port}/docs", timeout=5).status_code == 404
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=15)
