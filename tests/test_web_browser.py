@@ -928,7 +928,7 @@ def test_live_win_rate_graph_and_analysis_while_replaying(page, server):
     assert g["graph"]["on"] and [p["ply"] for p in g["graph"]["points"]] == list(range(5))
     assert page.get_attribute("#btn-graph", "aria-pressed") == "true"
     if SHOTS:
-        shoot(page, "graph.png")
+        page.locator("#graph-panel").screenshot(path=str(Path(SHOTS) / "graph.png"))
     page.click("[data-testid=graph-point][data-ply='3']")
     page.wait_for_selector("#rp-label[data-step='3']")
     page.click("#btn-analyse")

@@ -944,7 +944,7 @@ function svg(tag, attrs = {}, ...children) {
 // A graph of win rates over the game: `series` = [{seat, points: [{ply, winrate, mark}]}]; a click on
 // a point replays the position before that move.
 function winrateGraph(series, moves, step) {
-  const W = 640, H = 130, L = 30, R = 8, T = 8, B = 18;
+  const W = 640, H = 130, L = 38, R = 8, T = 8, B = 18;
   const x = ply => L + (W - L - R) * ply / Math.max(1, moves);
   const y = w => T + (H - T - B) * (1 - w);
   const out = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "wr-graph", "data-testid": "graph", role: "img",
