@@ -693,7 +693,7 @@ def validate(d: dict) -> dict:
     d["phase"] = 0
     if d["final"] and d["turn"] > 0 and d["to_move"] == d["first"]:
         d["over"] = END_POINTS
-    elif d["passes"] >= n:
+    elif d["passes"] >= n and not d["final"]:   # a triggered end is played out (docs/RULES.md)
         d["over"] = END_STALEMATE
     elif d["turn"] >= d["cap"] * n:
         d["over"] = END_CAP

@@ -24,7 +24,10 @@ engine, or change them here if the project decides otherwise):
   list these checks.
 * The end-of-turn noble visit happens after every turn, a pass included, so
   ``pass/n3`` is a possible move (a player who met two nobles at once keeps
-  meeting the second one).  Such a move still counts as a pass for ``passes``.
+  meeting the second one).  Such a move changes the game, so it is not a dead
+  pass: it sets ``passes`` back to 0 (as does a pass on which a city or a trading
+  post is claimed).  A stalemate (every player passing in a row) ends the game only
+  while no end is triggered; once the final round is under way it is played out.
 * A return decision may give back any tokens held after the action, including
   ones just taken (so ``+wbg/-wbg`` is a legal move when it applies).
 * ``result()`` raises ValueError while the game is not over.
@@ -692,7 +695,7 @@ class Model:
         """'points', 'stalemate', 'cap' or None, checked in that order."""
         if self.final == 1 and self.to_move == self.first_player:
             return "points"
-        if self.passes >= self.players:
+        if self.passes >= self.players and not self.final:
             return "stalemate"
         if self.turn >= self.cap * self.players:
             return "cap"
@@ -916,7 +919,7 @@ class Model:
         # 4. Final-round trigger, pass counter, next player.
         if mover.points() >= WINNING_POINTS:
             self.final = 1
-        if action == "pass":
+        if action == "pass" and noble_id is None:
             self.passes += 1
         else:
             self.passes = 0
@@ -1204,6 +1207,7 @@ class Model:
                 self._m_refill(level_index, slot)
 
         # 4. Token limit.
+        changed = False          # 5-7: a visit or a claim at the end of the turn
         excess = sum(seat.tokens) - TOKEN_LIMIT
         if excess > 0:
             returned = self._decide(["-" + letters for letters in
@@ -1220,6 +1224,7 @@ class Model:
                    if self._m_meets(bonuses, NOBLES[noble_id].requirement)]
             pick = self._decide(["n%d" % noble_id for noble_id in met])
             if pick:
+                changed = True
                 noble_id = int(pick[1:])
                 if noble_id in seat.held:
                     seat.held.remove(noble_id)
@@ -1235,6 +1240,7 @@ class Model:
                 if (post.id not in seat.posts and self._m_meets(bonuses, post.requirement)
                         and len(seat.nobles) >= post.nobles):
                     seat.posts.append(post.id)
+                    changed = True
             seat.posts.sort()
 
         # 7. City claim; the first city claimed starts the final round.
@@ -1242,6 +1248,7 @@ class Model:
             met = [city_id for city_id in self.cities if self._m_city_met(seat, city_id)]
             pick = self._decide(["c%d" % city_id for city_id in met])
             if pick:
+                changed = True
                 city_id = int(pick[1:])
                 self.cities.remove(city_id)
                 seat.cities.append(city_id)
@@ -1253,7 +1260,8 @@ class Model:
             self.final = 1
         if self._cursor != len(self._path):
             raise ValueError("the move has decisions left over")
-        self.passes = self.passes + 1 if action == "pass" else 0
+        # a pass that changed nothing counts towards a stalemate; a visit or a claim does not
+        self.passes = self.passes + 1 if action == "pass" and not changed else 0
         self.turn += 1
         self.to_move = (self.to_move + 1) % self.players
         return self._tokens

@@ -585,6 +585,7 @@ cdef void buy(State* s, Player* p, int card) noexcept nogil:
 
 
 cdef inline void give_noble(State* s, Player* p, int noble) noexcept nogil:
+    s.passes = 0    # a pass on which a noble visits changes the game: it is not a dead pass
     s.nobles &= ~(<uint16_t>1 << noble)
     p.held &= ~(<uint16_t>1 << noble)
     p.nobles |= <uint16_t>1 << noble
@@ -599,12 +600,13 @@ cdef inline bint post_met(const Player* p, int post) noexcept nogil:
     return T.post_nobles[post] == 0 or p.nobles != 0
 
 
-cdef void claim_posts(Player* p) noexcept nogil:
+cdef void claim_posts(State* s, Player* p) noexcept nogil:
     """Trading posts: every power met is claimed (automatic); points of powers 3 and 4."""
     cdef int i
     for i in range(NPOSTS):
         if not (p.posts >> i) & 1 and post_met(p, i):
             p.posts |= 1 << i
+            s.passes = 0    # not a dead pass (as give_noble)
             if i == POST_FIVE:
                 p.points += 5
             if i == POST_PER_ARMS:
@@ -647,6 +649,7 @@ cdef inline void claim_city(State* s, Player* p, int city) noexcept nogil:
         k += 1
     p.cities |= <uint16_t>1 << city
     s.final = 1     # the first city claimed starts the last round
+    s.passes = 0    # not a dead pass (as give_noble)
 
 
 cdef void finish_turn(State* s) noexcept nogil:
@@ -661,7 +664,9 @@ cdef void finish_turn(State* s) noexcept nogil:
         s.to_move = 0
     if s.final and s.to_move == s.first:
         s.over = END_POINTS
-    elif s.passes >= s.nplayers:
+    elif s.passes >= s.nplayers and not s.final:
+        # every player in a row passed without changing anything (docs/RULES.md, "Stalemate");
+        # once the end is triggered the round is played out instead
         s.over = END_STALEMATE
     elif s.turn >= <int>s.cap * s.nplayers:
         s.over = END_CAP
@@ -672,7 +677,7 @@ cdef void after_noble(State* s) noexcept nogil:
     cdef Player* p = &s.p[s.to_move]
     cdef int i, city, met = 0, last = -1
     if s.modules & MOD_POSTS:
-        claim_posts(p)
+        claim_posts(s, p)
     elif s.modules & MOD_CITIES:
         for i in range(NCITY_UP):
             city = s.cities[i] - 1
