@@ -2,7 +2,7 @@
 Cities of Splendor modules).
 
 This is a deliberately simple, independent second implementation of the rules in
-/work/shared/RULES.md and of the notation in docs/NOTATION.md (version 1) and
+docs/RULES.md and of the notation in docs/NOTATION.md (version 1) and
 docs/MODULES.md (version 2).  The compiled engine is compared against it move for move
 (differential testing), so it shares no code with the ``splendor_ai`` package and
 uses only the standard library.  Readability comes first; speed is secondary.
@@ -81,13 +81,10 @@ STRONGHOLDS_EACH = 3
 
 
 def _find_data_dir():
-    """Return the folder holding base_cards.csv / base_nobles.csv."""
+    """The folder holding the data tables: the repository's splendor_ai/data (read with csv
+    here, not through the package; tests/test_data.py pins their digests)."""
     repo_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    package_data = os.path.join(repo_root, "splendor_ai", "data")
-    if (os.path.isfile(os.path.join(package_data, "base_cards.csv"))
-            and os.path.isfile(os.path.join(package_data, "base_nobles.csv"))):
-        return package_data
-    return "/work/shared/data"
+    return os.path.join(repo_root, "splendor_ai", "data")
 
 
 class Card:
@@ -1163,7 +1160,7 @@ class Model:
         """
         self._path = list(path)
         self._cursor = 0
-        self._refills = []       # Strongholds: market slots emptied by this turn's purchases
+        self._refills = []       # Strongholds: the conquered card's slot, refilled after its action
         self._tokens = []
         self._variants = []
         self._enumerating = enumerating
@@ -1195,8 +1192,7 @@ class Model:
         else:
             self._m_buy(seat_index, int(action[1:]))
 
-        # 3. Conquest (Strongholds), then the refills of the slots the turn's purchases emptied,
-        # in the order they were emptied.
+        # 3. Conquest (Strongholds), then the refill of the conquered card's slot.
         if self.module == "strongholds":
             for card_id, (owner, count) in list(self.strongholds.items()):
                 if owner == seat_index and count == STRONGHOLDS_EACH:
@@ -1281,10 +1277,9 @@ class Model:
             self._m_pay(seat, card_id)
         if card_id in seat.reserved_ids():
             del seat.reserved[seat.reserved_ids().index(card_id)]
-        elif self.module == "strongholds":
-            # the slot stays empty until the turn's stronghold actions and conquest are over
-            self._refills.append(self._m_take_from_market(card_id, refill=False))
         else:
+            # refilled at once: the stronghold action below may use the new card (only the
+            # conquest's slot waits for its stronghold action)
             self._m_take_from_market(card_id)
         self._m_gain(seat, card_id)
         if self.module == "strongholds":
@@ -1416,6 +1411,24 @@ class Model:
         if key is not None:
             self._turns_cache = (key, turns)
         return turns
+
+    def two_step_first(self, move):
+        """The first step of `move` when it is a two-step turn (docs/RULES.md, "Two-step
+        turns"): in a Strongholds game, a purchase from the market whose slot the deck refills,
+        so that the stronghold action after it may use a card the turn reveals. None for a turn
+        played in one step."""
+        action = move.split("/")[0]
+        if self.module != "strongholds" or not action.startswith("b"):
+            return None
+        for level_index, row in enumerate(self.market):
+            if int(action[1:]) in row:
+                return action if self.decks[level_index] else None
+        return None
+
+    def legal_steps(self):
+        """What the player to move chooses from at the start of a turn: the legal whole turns,
+        a two-step turn standing as its first step."""
+        return {self.two_step_first(move) or move for move in self.legal_moves()}
 
     def turn_legal_moves(self):
         """Legal whole turns computed by the module turn procedure (any game, also base)."""

@@ -1,4 +1,4 @@
-"""Rule edge cases of /work/shared/RULES.md (base game) on hand-made positions.
+"""Rule edge cases of docs/RULES.md (base game) on hand-made positions.
 
 Each test states the exact set of legal whole-turn moves, written out here by hand from the rules
 (not computed by the engine), and where it matters the exact position after a move. Positions are

@@ -2,7 +2,8 @@
 """The compiled Splendor engine: move generation, apply, determinization and playouts on a C struct.
 
 Everything here that search calls is nogil C; the `Core` class is the thin Python handle that
-splendor_ai.state builds its public API on. Rules follow ../shared/RULES.md (base game).
+splendor_ai.state builds its public API on. The rules are docs/RULES.md (the base game and the four
+Cities of Splendor modules); docs/MODULES.md gives their encoding as actions.
 """
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -658,6 +659,7 @@ cdef void finish_turn(State* s) noexcept nogil:
     s.phase = PH_MAIN
     s.ret_min = 0      # equal positions must be equal bytes (Core.key), however returns went
     s.conquered = 0
+    s.step = 0
     s.turn += 1
     s.to_move += 1
     if s.to_move == s.nplayers:
@@ -737,10 +739,7 @@ cdef void continue_turn(State* s) noexcept nogil:
             pay(s, p, arg)
             gain(s, p, arg)
             continue
-        if t == TASK_REFILL:
-            if (s.modules & MOD_STRONGHOLDS) and not s.conquered and conquest_slot(s) >= 0:
-                s.phase = PH_CONQUER    # only refills are left: the conquest comes before them
-                return
+        if t == TASK_REFILL:    # the conquered card's slot, once its stronghold action is over
             pop(s)
             s.market[arg // NSLOT][arg % NSLOT] = draw(s, slot_deck(arg // NSLOT, arg % NSLOT))
             continue
@@ -856,14 +855,9 @@ cdef void apply_decision(State* s, int a) noexcept nogil:
             card = s.market[lv][sl]
             sh_release(s, lv, sl)
             s.market[lv][sl] = -1
-            # refilled after this purchase's stronghold action and after the slot the main
-            # purchase emptied (if any, still pending): slots refill in the order they emptied
-            for lv in range(s.ntodo, 0, -1):
-                s.todo[lv] = s.todo[lv - 1]
-                s.todo_arg[lv] = s.todo_arg[lv - 1]
-            s.todo[0] = TASK_REFILL
-            s.todo_arg[0] = i
-            s.ntodo += 1
+            # RULES.md: the conquest's stronghold action comes before its slot is refilled (the
+            # stack is empty here: the conquest is offered once every other follow-up is done)
+            push(s, TASK_REFILL, i)
             buy(s, p, card)
         continue_turn(s)
         return
@@ -1050,15 +1044,11 @@ cdef void apply_action(State* s, int a) noexcept nogil:
         lv = (a - A_BUY_SLOT) // NSLOT
         sl = (a - A_BUY_SLOT) % NSLOT
         card = s.market[lv][sl]
-        if s.modules & MOD_STRONGHOLDS:
-            # the slot stays empty until the turn's stronghold actions and conquest are over
-            # (RULES.md orders the conquest's so), so no decision of a turn names a card the
-            # turn draws; TASK_REFILL waits at the bottom of the stack
-            sh_release(s, lv, sl)
-            s.market[lv][sl] = -1
-            push(s, TASK_REFILL, lv * NSLOT + sl)
-        else:
-            take_from_market(s, lv, sl)
+        if (s.modules & MOD_STRONGHOLDS) and s.deck_len[slot_deck(lv, sl)] > 0:
+            # the slot is refilled at once, before the purchase's stronghold action, which may
+            # use the new card: the turn goes on as its second step (docs/RULES.md)
+            s.step = card + 1
+        take_from_market(s, lv, sl)
         buy(s, p, card)
     else:
         card = take_reserved(p, a - A_BUY_HAND)
@@ -1381,6 +1371,11 @@ cdef class Core:
     def nslots(self): return self.s.nslots
     @property
     def ndecks(self): return self.s.ndecks
+    @property
+    def step(self):
+        """Strongholds: the card bought from the market in this turn's first step (its slot was
+        refilled from the deck; the rest of the turn is the second step), or -1."""
+        return self.s.step - 1
 
     def ranks(self):
         """Each seat's rank by the winner rule of the game's module (1 = best, ties share)."""
@@ -1431,6 +1426,7 @@ cdef class Core:
                             for i in range(NLEV)],
             "todo": [[s.todo[j], s.todo_arg[j]] for j in range(s.ntodo)],
             "conquered": s.conquered,
+            "step": s.step - 1 if s.step else None,
         }
 
     @staticmethod
@@ -1516,6 +1512,12 @@ cdef class Core:
             s.todo_arg[j] = arg
         s.ntodo = len(d.get("todo", ()))
         s.conquered = d.get("conquered", 0)
+        s.step = 0 if d.get("step") is None else d["step"] + 1
+        if s.step and s.phase == PH_MAIN and s.ntodo == 0:
+            # a position between the two steps of a two-step turn (docs/NOTATION.md): the second
+            # step starts with the purchase's stronghold action
+            s.phase = PH_SH
+            push(&c.s, PH_SH, 0)
         return c
 
     def __reduce__(self):

@@ -332,6 +332,9 @@ class WebGame:
                    "hintSpec": self.hint_spec, **board_json(view)}
             human_turn = st.to_move in self.humans and not st.is_over()
             out["yourTurn"] = human_turn and st.to_move == viewer
+            # the first step of a two-step turn under way (docs/RULES.md): the legal moves are the
+            # whole turns that complete it
+            out["partialMove"] = None if st.partial_move is None else str(st.partial_move)
             out["legalMoves"] = ([{"move": str(m), "description": view.describe(m)} for m in view.legal_moves]
                                  if out["yourTurn"] else [])
             out["thinking"] = self._thinking_json(view) if self.ai_job is not None else None
@@ -377,7 +380,7 @@ class WebGame:
             if st.to_move not in self.humans:
                 raise ApiError(409, f"it is {player_name(st.to_move)}'s turn, an AI seat: wait for its move")
             try:
-                # the mover's view decides (its moves are the true state's: docs/MODULES.md "Refills")
+                # the mover's view decides (its moves are the true state's: docs/RULES.md "Two-step turns")
                 move = st.view(st.to_move).parse_move(text.strip())
             except NotationError as e:
                 raise ApiError(400, f"move: not a move: {e}", "move") from None

@@ -693,6 +693,11 @@ function renderActionBar() {
   const actions = legalActions();
   const cancel = h("button", { type: "button", id: "act-cancel", onclick: () => { clearSel(); render(); } }, "Cancel");
   const sel = S.sel;
+  if (!sel && g.partialMove) {
+    bar.append(h("span", { class: "prompt" }, `${g.partialMove} is played and the new card is face up: finish your turn.`),
+      h("button", { type: "button", class: "primary", id: "act-rest", onclick: () => startAction(g.partialMove) }, "Go on"));
+    return;
+  }
   if (!sel) {
     const only = g.legalMoves.length === 1 && g.legalMoves[0].move === "pass";
     bar.append(h("span", { class: "prompt" }, only
@@ -914,7 +919,10 @@ function setGame(data) {
   }
   S.game = data;
   if (changed && location.hash !== `#game=${data.gameId}`) history.replaceState(null, "", `#game=${data.gameId}`);
-  render();
+  // the second step of a two-step turn (docs/RULES.md): its decisions are asked one at a time,
+  // as after any main action
+  if (interactive() && data.partialMove && !S.sel) startAction(data.partialMove);
+  else render();
   schedulePoll();
 }
 
