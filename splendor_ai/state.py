@@ -382,10 +382,8 @@ class _Game:
     def describe(self, move: Move | str) -> str:
         """A plain-English sentence for a legal move, from the mover's point of view. Seats are
         named as players counted from 1 (seat 0 is "Player 1")."""
-        if isinstance(move, str):
-            move = self.parse_move(move)
-        elif move not in self.legal_moves:
-            raise IllegalMoveError(self._why_illegal(move))
+        # a legal move, or (a true State) a whole turn that completes a first step, as records hold
+        move = self.parse_move(move) if isinstance(move, str) else self._resolve(move)[0]
         who = f"Player {self.to_move + 1}"
         seat = self.seats[self.to_move]
         if move.kind == TAKE:

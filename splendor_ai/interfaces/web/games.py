@@ -10,7 +10,7 @@ Who sees what (docs/WEB.md, "Hidden information"):
   are unguessable too. A game also has a spectator id: its page shows public information only.
 - A *closed* game (the default) never sends anything from which a hidden card follows: no deal
   seed, no true position, no record (it holds the deck order), no search seed. The rules the project
-  follows (../shared/RULES.md, "Hidden information") keep the decks' order and the cards reserved
+  follows (docs/RULES.md, "Hidden information") keep the decks' order and the cards reserved
   blind hidden from the other players for the whole game and say nothing of showing them at its
   end, so a closed game keeps them hidden after it ends too. The AI's search seeds come from a
   secret of the server, never from the deal seed. After an undo the decks' unseen cards are
