@@ -317,8 +317,8 @@ class _Game:
         partial = self.partial_move
         if partial is None or not isinstance(text, str):
             return text
-        head = str(partial)
-        if text.strip() == head:
+        head, text = str(partial), text.strip()
+        if text == head:
             raise IllegalMoveError(f"{head} is played already: now choose the rest of the turn "
                                    f"(e.g. {next(iter(self.legal_moves), head)})")
         return text if text.startswith(head + "/") else f"{head}/{text}"
