@@ -7,7 +7,7 @@
                      [--seat S] [--iterations N | --seconds S] [--top K] [--spec SPEC] [--seed N] [--json]
     splendor hint    (same position and search options as analyse)
     splendor engine  (JSON lines on stdin/stdout: docs/ENGINE.md)
-    splendor serve   [--host 127.0.0.1] [--port 8000]  (the browser UI: docs/WEB.md)
+    splendor serve   [--host 127.0.0.1] [--port 8000] [--allow-host NAME]  (the browser UI: docs/WEB.md)
 
 Imports are lazy so that the command starts fast: the engine, the players and rich are loaded by
 the subcommand that needs them. Bad input is reported in one line on stderr with exit status 2,
@@ -30,9 +30,11 @@ EXIT_USAGE = 2
 
 def _seat_count(text: str) -> int:
     try:
-        n = int(text)
+        n = int(text) if len(text) <= 30 else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {text!r}") from None
+        n = None
+    if n is None:
+        raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {text[:30]!r}")
     if n not in (2, 3, 4):
         raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {n}")
     return n
@@ -40,9 +42,11 @@ def _seat_count(text: str) -> int:
 
 def _nonneg_int(text: str) -> int:
     try:
-        n = int(text)
+        n = int(text) if len(text) <= 30 else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+        n = None
+    if n is None:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text[:30]!r}")
     if n < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {n}")
     return n
@@ -55,14 +59,40 @@ def _pos_int(text: str) -> int:
     return n
 
 
-def _pos_float(text: str) -> float:
+def _iterations(text: str) -> int:
+    from .protocol import MAX_ITERATIONS
+    n = _pos_int(text)
+    if n > MAX_ITERATIONS:
+        raise argparse.ArgumentTypeError(f"expected 1-{MAX_ITERATIONS} iterations, got {n}")
+    return n
+
+
+def _seconds(text: str) -> float:
+    from .protocol import MAX_SECONDS
     try:
         x = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}") from None
-    if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        x = float("nan")
+    if not 0 < x <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds in (0, {MAX_SECONDS:g}], got {text[:30]!r}")
     return x
+
+
+def _top(text: str) -> int:
+    from .protocol import MAX_TOP_K
+    n = _pos_int(text)
+    if n > MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"expected 1-{MAX_TOP_K}, got {n}")
+    return n
+
+
+def _threads(text: str) -> int:
+    import os
+    n = _pos_int(text)
+    cores = os.cpu_count() or 1
+    if n > cores:
+        raise argparse.ArgumentTypeError(f"expected 1-{cores} (the number of cores), got {n}")
+    return n
 
 
 def _port(text: str) -> int:
@@ -86,9 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game in the terminal against the AI",
-                          description="Play a game against one to three AI opponents. On your turn type a move "
-                          "in notation (e.g. +wbg, b45, rL2, b108/jr/f12; see docs/NOTATION.md) or its number in the "
-                          "list, or a command: hint, undo, moves, board, save FILE, load FILE, help, quit.")
+                          description="Play a game against one to three AI opponents. On your turn type the "
+                          "number of an action in the list or the action in notation (e.g. +wbg, b45, rL2; see "
+                          "docs/NOTATION.md): the game then asks each decision that follows it (tokens to return, a "
+                          "noble, a module's decisions); a whole turn in notation (b108/jr/f12) works too. Commands: "
+                          "hint, undo, moves, board, save FILE, save! FILE, load FILE, help, quit. The game is saved "
+                          "when you leave (docs/CLI.md).")
     play.add_argument("--players", type=_seat_count, default=2, help="number of players, 2-4 (default 2)")
     play.add_argument("--module", choices=MODULE_CHOICES, help="play a Cities of Splendor module with the base "
                       "game: cities, orient, posts (the Trading Posts) or strongholds (docs/MODULES.md)")
@@ -101,12 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--hint", metavar="SPEC", dest="hint_spec",
                       help="the search behind 'hint' (default: the first AI's spec if it is an mcts spec, "
                       f"else {DEFAULT_AI!r})")
-    play.add_argument("--seed", type=_seed, help="seed of the deal and of the AI (default: random, printed)")
+    play.add_argument("--seed", type=_seed, help="seed of the deal and of the AI (default: random; shown when "
+                      "the game ends, since with the moves it gives away the decks and blind reserves)")
+    play.add_argument("--open", action="store_true", help="an open game: every card is shown, blind reserves "
+                      "included, and the deal seed from the start (for study; the AI still sees only its own view)")
     play.add_argument("--first-player", type=_nonneg_int, default=0, metavar="S", help="the seat that moves first")
     play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (a game record, or a file "
                       "holding a position string)")
-    play.add_argument("--position", metavar="SPN", help="start from this position (an SPN1 or SPN2 string with no "
-                      "hidden card; its players and module are the game's)")
+    play.add_argument("--position", metavar="SPN", help="start from this position (an SPN1 or SPN2 string; its "
+                      "players and module are the game's). A public position, with hidden cards ('?', as analyse "
+                      "prints it), is played from your seat's side: its hidden cards are dealt from the seed")
     play.set_defaults(func=cmd_play)
 
     for name, helptext in (("analyse", "rank the moves of a position with the search"),
@@ -129,17 +166,24 @@ def build_parser() -> argparse.ArgumentParser:
         new.add_argument("--players", type=_seat_count, metavar="N", help="players of the new game (default 2)")
         new.add_argument("--deal", type=_seed, metavar="N", help="the new game's deal seed (default 0)")
         lim = a.add_argument_group("search limit (default: the spec's own, 2000 iterations for plain mcts)")
-        lim.add_argument("--iterations", type=_pos_int, metavar="N", help="search iterations")
-        lim.add_argument("--seconds", type=_pos_float, metavar="S", help="search time in seconds")
+        lim.add_argument("--iterations", type=_iterations, metavar="N", help="search iterations")
+        lim.add_argument("--seconds", type=_seconds, metavar="S", help="search time in seconds")
         a.add_argument("--spec", default="mcts", help="the search player spec (default 'mcts')")
         a.add_argument("--seed", type=_seed, default=0, help="search seed (default 0)")
-        a.add_argument("--top", type=_pos_int, default=5, metavar="K", help="how many moves to show (default 5)")
+        a.add_argument("--top", type=_top, default=5, metavar="K", help="how many moves to show (default 5)")
         a.add_argument("--json", action="store_true", help="print JSON (the engine's response format)")
         a.set_defaults(func=cmd_analyse if name == "analyse" else cmd_hint)
 
     eng = sub.add_parser("engine", help="JSON-lines analysis engine on stdin/stdout (docs/ENGINE.md)",
                          description="Read one JSON request per line on stdin, write one JSON response per "
-                         "line on stdout. See docs/ENGINE.md.")
+                         "line on stdout. Requests are read while searches run: query_version and "
+                         "terminate are answered at once. See docs/ENGINE.md.")
+    eng.add_argument("--threads", type=_threads, default=1, metavar="N",
+                     help="searches run at once, 1 to the number of cores (default 1: one at a time, in "
+                     "the order they arrive)")
+    eng.add_argument("--quit-without-waiting", action="store_true",
+                     help="at end of input, terminate the queued and running searches (each still answered "
+                     "with its partial result) instead of waiting for them")
     eng.set_defaults(func=cmd_engine)
 
     srv = sub.add_parser("serve", help="the browser UI on localhost (docs/WEB.md)",
@@ -147,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "records and replays. Open the printed address in a browser.")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     srv.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    srv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                     help="also answer requests whose Host header names NAME (repeatable; '*' for any). "
+                     "By default only the loopback names and the --host address are answered")
     srv.set_defaults(func=cmd_serve)
     return p
 
@@ -206,17 +253,21 @@ def _request_from_args(args) -> dict:
     if args.position is not None:
         req["position"] = args.position.strip()
     elif args.json_file is not None:
-        with open(args.json_file, encoding="utf-8") as f:
-            text = f.read()
+        from .protocol import MAX_LINE_CHARS, RequestError, _loads
+        text = read_text(args.json_file, MAX_LINE_CHARS)
         try:
-            req["position"] = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CLIError(f"{args.json_file}: not JSON: {e}") from None
+            req["position"] = _loads(text)
+        except RequestError as e:
+            raise CLIError(f"{args.json_file}: not JSON: {str(e).removeprefix('malformed JSON: ')}") from None
         if isinstance(req["position"], str):
             req["position"] = req["position"].strip()
     else:
+        from ..errors import RecordError
         from ..records import read_records
-        records = list(read_records(args.record))
+        try:
+            records = list(read_records(args.record, strict=True))
+        except RecordError as e:
+            raise CLIError(f"{args.record}: {e}") from None
         if not records:
             raise CLIError(f"{args.record}: no game record in the file")
         if args.game > len(records):
@@ -230,8 +281,9 @@ def _request_from_args(args) -> dict:
 
 
 def _analysis_inputs(args):
-    from .protocol import RequestError, build_position
+    from .protocol import RequestError, build_position, check_spec_option
     from ..players.base import Limit
+    check_spec_option(args.spec, "--spec")
     try:
         position = build_position(_request_from_args(args))
     except RequestError as e:
@@ -240,6 +292,18 @@ def _analysis_inputs(args):
         raise CLIError(f"--module {args.module}: the position is a game "
                        f"{'of the ' + position.module + ' module' if position.module else 'without a module'}")
     return position, Limit(iterations=args.iterations, seconds=args.seconds)
+
+
+def read_text(path: str, limit: int) -> str:
+    """A small text file whole: at most `limit` bytes of UTF-8 (else a one-line error)."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise CLIError(f"{path}: larger than {limit} bytes: not a position")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def cmd_analyse(args) -> int:
@@ -283,13 +347,13 @@ def cmd_serve(args) -> int:
     except ImportError as e:
         raise CLIError(f"the browser UI needs fastapi and uvicorn (pip install fastapi uvicorn): {e}") from None
     print(f"splendor serve: http://{args.host}:{args.port}/  (Ctrl-C to stop)", file=sys.stderr)
-    serve(args.host, args.port)
+    serve(args.host, args.port, allow_hosts=args.allow_host)
     return 0
 
 
 def cmd_engine(args) -> int:
     from .protocol import main as engine_main
-    return engine_main()
+    return engine_main(args.threads, args.quit_without_waiting)
 
 
 def _console():
