@@ -11,7 +11,8 @@
 # the end (KEEP=1 keeps it). Python runs with libasan preloaded (the interpreter itself is not
 # instrumented), the system allocator (PYTHONMALLOC=malloc, so ASan sees every object), leak
 # reports off (the interpreter keeps memory to the end) and every report fatal: a sanitizer
-# finding fails the run with its stack trace.
+# finding fails the run with its stack trace. Expect a few minutes to build and 5-10 times the
+# tests' usual time.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/splendor-debug.XXXXXX")
@@ -25,8 +26,10 @@ else
 fi
 cd "$WORK"
 echo "debug build in $WORK" >&2
-SPLENDOR_DEBUG=1 python3 setup.py build_ext --inplace -q 2>&1 | grep -v '^copying ' >&2 || true
-ls splendor_ai/_engine*.so >/dev/null   # the build must have produced the engine
+if ! SPLENDOR_DEBUG=1 python3 setup.py build_ext --inplace -q >build.log 2>&1; then
+  tail -40 build.log >&2
+  exit 2
+fi
 
 ASAN=$(${CC:-gcc} -print-file-name=libasan.so)
 [ -e "$ASAN" ] || { echo "no libasan.so found (gcc -print-file-name=libasan.so gave $ASAN)" >&2; exit 2; }
@@ -43,4 +46,6 @@ python3 - <<'EOF'
 import splendor_ai._engine as e
 assert "splendor-debug" in e.__file__, e.__file__     # the debug build, not an installed one
 EOF
-python3 -m pytest -q -p no:cacheprovider "$@"
+# --capture=sys: a sanitizer's report (written to file descriptor 2 just before it aborts the
+# process) reaches the terminal instead of pytest's captured output, which the abort loses
+python3 -m pytest -q -p no:cacheprovider --capture=sys "$@"

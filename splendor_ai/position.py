@@ -185,7 +185,8 @@ def _parse_options(text: str, allow_module: bool) -> tuple[int, str | None]:
         elif opt in MODULE_FLAGS and allow_module and module is None:
             module = opt
         elif opt in MODULE_FLAGS and allow_module:
-            raise PositionError(f"players field: two modules {module!r} and {short(opt)}; a game plays one module at most")
+            raise PositionError(f"players field: two modules {module!r} and {short(opt)}; a game plays one module "
+                                "at most")
         elif opt in MODULE_FLAGS:
             raise PositionError(f"players field: module {short(opt)} in an {TAG} position; a game with a module is "
                                 f"written {TAG2}")
@@ -301,7 +302,8 @@ def from_text(text: str) -> dict:
             seat["posts"] = _sorted_ids(extra[0], f"seat {i} posts")
         elif module == "strongholds":
             if not re.fullmatch(r"[0-3]", extra[0]):
-                raise PositionError(f"seat {i} strongholds: expected the strongholds in hand, 0-3, got {short(extra[0])}")
+                raise PositionError(f"seat {i} strongholds: expected the strongholds in hand, 0-3, got "
+                                    f"{short(extra[0])}")
             seat["sh_hand"] = int(extra[0])
         seats.append(seat)
     d["seats"] = seats

@@ -142,7 +142,8 @@ class GameRecord:
             raise RecordError(f"result: expected a Result or None, got {short(self.result)}")
         if self.annotations is not None:
             if not isinstance(self.annotations, (list, tuple)):
-                raise RecordError(f"annotations: expected a list (one entry per move) or null, got {short(self.annotations)}")
+                raise RecordError(f"annotations: expected a list (one entry per move) or null, got "
+                                  f"{short(self.annotations)}")
             self.annotations = list(self.annotations)
             if len(self.annotations) != len(self.moves):
                 raise RecordError(f"annotations: {len(self.annotations)} entries for {len(self.moves)} moves")
