@@ -33,6 +33,10 @@ fi
 
 ASAN=$(${CC:-gcc} -print-file-name=libasan.so)
 [ -e "$ASAN" ] || { echo "no libasan.so found (gcc -print-file-name=libasan.so gave $ASAN)" >&2; exit 2; }
+# libstdc++ too: ASan must find the C++ runtime's __cxa_throw at start, or a C++ exception in a
+# library loaded later (the experiment scripts' imports) aborts with "CHECK failed ... __cxa_throw"
+CXXLIB=$(${CC:-gcc} -print-file-name=libstdc++.so)
+[ -e "$CXXLIB" ] && ASAN="$ASAN:$CXXLIB"
 if [ $# -eq 0 ]; then
   set -- $(ls tests/test_differential*.py tests/test_simulation*.py tests/test_network.py \
               tests/test_engine_*.py tests/test_rules*.py tests/test_modules_*.py tests/test_players*.py \
