@@ -15,23 +15,18 @@ from itertools import combinations
 from typing import Iterator
 
 from . import position as pos
-from ._engine import Core
+from ._engine import (A_BASE_END, A_BUY_HAND, A_BUY_SLOT, A_CITY, A_CONQUER, A_DECLINE, A_FREE, A_GEM, A_HOLD,
+                      A_JOKER, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_SACRIFICE, A_SH_FROM,
+                      A_SH_PLACE, A_SH_REMOVE, A_SH_TO, A_TAKE1, A_TAKE2D, A_TAKE2S, A_TAKE3, END_CAP, END_POINTS,
+                      END_STALEMATE, NLEV, NSLOT, NUM_ACTIONS, Core)
 from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
 from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
 
-# action-id layout of ext/splendor_ai/_engine.pxd
-A_TAKE3, A_TAKE2D, A_TAKE1, A_TAKE2S = 0, 10, 20, 25
-A_RES_SLOT, A_RES_DECK, A_BUY_SLOT, A_BUY_HAND, A_PASS = 30, 48, 54, 72, 75
-A_RETURN, A_NOBLE, A_BASE_END = 76, 82, 92
-A_JOKER, A_HOLD, A_FREE, A_SACRIFICE = 92, 97, 107, 125
-A_SH_PLACE, A_SH_FROM, A_SH_TO, A_SH_REMOVE = 245, 263, 281, 299
-A_CONQUER, A_DECLINE, A_GEM, A_CITY, NUM_ACTIONS = 317, 318, 319, 324, 338
-NSLOT, NLEV = 6, 3
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
-END_REASONS = {1: "points", 2: "cap", 3: "stalemate"}
+END_REASONS = {END_POINTS: "points", END_CAP: "cap", END_STALEMATE: "stalemate"}
 #: the Cities of Splendor modules (docs/MODULES.md); a game plays one at most
 MODULES = tuple(pos.MODULE_FLAGS)
 
