@@ -22,11 +22,21 @@ from ._engine import (A_BASE_END, A_BUY_HAND, A_BUY_SLOT, A_CITY, A_CONQUER, A_D
 from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
 from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
-                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
+                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, StrEnum, _fragment)
 
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
-END_REASONS = {END_POINTS: "points", END_CAP: "cap", END_STALEMATE: "stalemate"}
+
+
+class Termination(StrEnum):
+    """Why a game ended (`Result.reason`). Members are strings ("points", ...), as in JSON."""
+
+    POINTS = "points"         # the normal end: the round someone reached 15 points (a city, in the Cities)
+    CAP = "cap"               # the safety cap on rounds: a draw
+    STALEMATE = "stalemate"   # every player passed in a row: a draw
+
+
+END_REASONS = {END_POINTS: Termination.POINTS, END_CAP: Termination.CAP, END_STALEMATE: Termination.STALEMATE}
 #: the Cities of Splendor modules (docs/MODULES.md); a game plays one at most
 MODULES = tuple(pos.MODULE_FLAGS)
 
@@ -89,14 +99,18 @@ class Result:
     game the normal end ("points") is the round the first city was claimed in, and the city
     holders rank first (docs/MODULES.md)."""
 
-    reason: str          # "points" (the normal end), "cap" or "stalemate"
+    reason: Termination
     points: tuple[int, ...]
     cards: tuple[int, ...]
     ranks: tuple[int, ...]   # 1 = best; ties (cities held, points, then fewest cards) share a rank
     winners: tuple[int, ...]
 
+    def __post_init__(self):
+        if self.reason.__class__ is not Termination:
+            object.__setattr__(self, "reason", Termination(self.reason))
+
     def to_json(self) -> dict:
-        return {"reason": self.reason, "points": list(self.points), "cards": list(self.cards),
+        return {"reason": self.reason.value, "points": list(self.points), "cards": list(self.cards),
                 "ranks": list(self.ranks), "winners": list(self.winners)}
 
 
@@ -112,7 +126,7 @@ def _result(core: Core) -> Result:
     points, cards = tuple(core.points()), tuple(core.ncards())
     ranks = _ranks(core, points, cards)
     reason = END_REASONS[core.over]
-    winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == "points" else ()
+    winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == Termination.POINTS else ()
     return Result(reason, points, cards, ranks, winners)
 
 
@@ -646,11 +660,15 @@ class State(_Game):
     def __repr__(self) -> str:
         return f"State({self.position()!r})"
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, State) and self.position() == other.position()
+    def key(self) -> str:
+        """A frozen, hashable key of the position (what `==` compares): a State changes with
+        `push` and `pop`, so it is not hashable itself (like chess.Board); put keys in sets."""
+        return self.position()
 
-    def __hash__(self) -> int:
-        return hash(self.position())
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class View(_Game):

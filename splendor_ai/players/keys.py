@@ -10,7 +10,7 @@ from .._engine import (A_BASE_END, A_CITY, A_CONQUER, A_DECLINE, A_FREE, A_GEM, 
                        KEY_RESERVE, KEY_SH_FROM, KEY_SH_PLACE, KEY_SH_REMOVE, KEY_SH_TO, NCARDS, NKEYS, NLEV)
 from ..cards import LETTERS
 from ..move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PLACE, REMOVE, RESERVE,
-                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move)
+                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, DecisionTag, Move)
 from ..state import TAKE2, TAKE3
 
 
@@ -39,7 +39,7 @@ def main_key(move: Move) -> int:
     return A_PASS
 
 
-def _decision_keys(tag: str, value) -> list[int]:
+def _decision_keys(tag: DecisionTag, value) -> list[int]:
     if tag == RETURN:
         return [A_RETURN + c for c in value]
     if tag == JOKER:
