@@ -33,7 +33,8 @@ def play_game(players: list[Player], seed: int, config: Config | None = None, fi
     start = state.position()
     for p in players:
         p.reset()
-    moves, secs = [], []
+    moves: list[str] = []
+    secs: list[float] = []
     while not state.is_over():
         seat = state.to_move
         player = players[seat]

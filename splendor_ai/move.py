@@ -302,7 +302,7 @@ def _parse_decision(text: str, part: str) -> tuple:
 
 def _check_order(text: str, move: Move, decisions: tuple) -> None:
     """The context-free shape of a turn's decisions (docs/MODULES.md, "A turn")."""
-    modules = {TAG_MODULE[t] for t, _ in decisions} - {None}
+    modules = {m for t, _ in decisions if (m := TAG_MODULE[t]) is not None}
     if move.orient or (move.card is not None and move.card >= 90):
         modules.add("orient")
     if any(t == NOBLE for t, _ in decisions) and "cities" in modules:

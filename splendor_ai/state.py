@@ -437,7 +437,7 @@ def _card_phrase(card: int) -> str:
 
 
 def _token_phrase(tokens) -> str:
-    counts = {}
+    counts: dict[int, int] = {}
     for t in tokens:
         counts[t] = counts.get(t, 0) + 1
     return _join([f"{n} {TOKEN_NAMES[t]}" for t, n in sorted(counts.items())])
