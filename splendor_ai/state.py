@@ -570,14 +570,7 @@ class State(_Game):
         if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
             raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
         st = cls.__new__(cls)
-        if config.modules:
-            try:
-                st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
-            except TypeError:
-                raise ConfigError(f"module {config.module!r}: this build of the engine does not play the "
-                                  f"Cities of Splendor modules yet") from None
-        else:
-            st._core = Core.new(config.players, seed, first_player, config.cap)
+        st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
         st._legal = None
         st._stack = []
         return st

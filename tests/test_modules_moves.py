@@ -1,8 +1,6 @@
 """Whole-turn legal moves of the Cities of Splendor modules on hand-made SPN2 positions (the
 expected move sets are this file's own reading of docs/MODULES.md), and the Python layer over the
-engine in random module games: notation, positions, views, tree keys, records, describe.
-
-Each module's tests skip while the compiled engine does not play that module yet."""
+engine in random module games: notation, positions, views, tree keys, records, describe."""
 import random
 
 import pytest
@@ -20,41 +18,12 @@ def legal(st) -> set[str]:
     return {str(m) for m in st.legal_moves}
 
 
-def _engine_plays(module: str) -> bool:
-    try:
-        st = State.new(2, seed=1, config=Config(2, modules=(module,)))
-    except Exception:
-        return False
-    if st.module != module:
-        return False
-    if module == "orient":
-        return len(st.market[0]) == 6 and all(c is not None for c in st.market[0])
-    if module == "cities":
-        return len(st.cities) == 3 and not st.nobles
-    if module == "strongholds":
-        return all(s.strongholds == 3 for s in st.seats)
-    try:   # posts: a purchase with power 0 asks for a gem
-        st = State(spn2("posts", seats=[seat2("100000", cards=[0, 24, 25, 26], posts=[0])],
-                        market=[[1, 2, 3, 27], None, None]))
-        return "b27/+w" in legal(st)
-    except Exception:
-        return False
-
-
-PLAYS = {m: _engine_plays(m) for m in MODULES}
-
-
-def needs(module):
-    return pytest.mark.skipif(not PLAYS[module], reason=f"the engine does not play {module} yet")
-
-
 def starting(st, prefix: str) -> set[str]:
     return {m for m in legal(st) if m == prefix or m.startswith(prefix + "/")}
 
 
 # -- the Orient -------------------------------------------------------------------------------------
 
-@needs("orient")
 def test_joker_joins_a_colour_the_player_has():
     st = State(spn2("orient", seats=[seat2("200200", cards=[0, 8])], market=[[1, 2, 3, 4, 95, 90], None, None]))
     assert starting(st, "b95") == {"b95/jw", "b95/jb"}
@@ -68,13 +37,11 @@ def test_joker_joins_a_colour_the_player_has():
     assert State(st.position()).position() == st.position()
 
 
-@needs("orient")
 def test_a_joker_needs_a_coloured_card():
     st = State(spn2("orient", seats=[seat2("300200")], market=[[1, 2, 3, 4, 95, 90], None, None]))
     assert not starting(st, "b95") and "r95" in legal(st)
 
 
-@needs("orient")
 def test_sacrifice_pairs_in_increasing_order():
     market = [None, None, [70, 71, 72, 73, 115, 110]]
     st = State(spn2("orient", seats=[seat2(cards=[32, 33, 34])], market=market))
@@ -86,7 +53,6 @@ def test_sacrifice_pairs_in_increasing_order():
     assert State(st.position()).position() == st.position()
 
 
-@needs("orient")
 def test_reserve_a_noble():
     st = State(spn2("orient", seats=[seat2("022220")], market=[None, [40, 41, 42, 43, 105, 100], None]))
     assert starting(st, "b105") == {"b105/h0", "b105/h1", "b105/h2"}
@@ -94,7 +60,6 @@ def test_reserve_a_noble():
     assert st.seats[0].held_nobles == (1,) and st.nobles == (0, 2)
 
 
-@needs("orient")
 def test_free_card_then_its_own_ability():
     st = State(spn2("orient", seats=[seat2("030010", cards=[0, 1, 2, 3])],
                     market=[[4, 5, 6, 7, 95, 90], [40, 41, 42, 43, 108, 100], None]))
@@ -104,7 +69,6 @@ def test_free_card_then_its_own_ability():
     assert st.seats[0].jokers == ((95, 0), (108, 0)) and st.seats[0].bonuses[0] == 6
 
 
-@needs("orient")
 def test_gold_card_pays_and_is_discarded():
     st = State(spn2("orient", seats=[seat2("010000", cards=[90])], market=[[1, 2, 3, 4, 95, 91], None, None]))
     assert "b1" in legal(st)
@@ -117,7 +81,6 @@ def test_gold_card_pays_and_is_discarded():
 FIVE = [c.id for c in CARDS if c.points == 5][:4]   # 20 prestige
 
 
-@needs("cities")
 def test_one_city_met_is_claimed_and_named():
     st = State(spn2("cities", seats=[seat2("000000", cards=FIVE)], cities=(13, 2, 4)))
     moves = legal(st)
@@ -130,7 +93,6 @@ def test_one_city_met_is_claimed_and_named():
     assert st.is_over() and st.result().winners == (0,) and st.result().ranks == (1, 2)
 
 
-@needs("cities")
 def test_a_choice_of_cities():
     cards = FIVE + [0, 1, 2, 3, 24, 25, 26]
     st = State(spn2("cities", seats=[seat2("000000", cards=cards)], cities=(13, 2, 4)))
@@ -141,20 +103,17 @@ def test_a_choice_of_cities():
 
 # -- the Trading Posts ------------------------------------------------------------------------------
 
-@needs("posts")
 def test_extra_gem_after_a_purchase():
     st = State(spn2("posts", seats=[seat2("100000", cards=[0, 24, 25, 26], posts=[0])],
                     market=[[1, 2, 3, 27], None, None]))
     assert starting(st, "b27") == {"b27/+w", "b27/+b", "b27/+g", "b27/+r", "b27/+k"}
 
 
-@needs("posts")
 def test_extra_gem_after_taking_two():
     st = State(spn2("posts", seats=[seat2(cards=[0, 1], posts=[1])]))
     assert starting(st, "+rr") == {"+rr/+w", "+rr/+b", "+rr/+g", "+rr/+k"}
 
 
-@needs("posts")
 def test_a_post_is_claimed_at_the_end_of_the_turn():
     st = State(spn2("posts", seats=[seat2("101020", cards=[0, 24, 25])], market=[[1, 2, 3, 26], None, None]))
     assert "b26" in legal(st)
@@ -164,7 +123,6 @@ def test_a_post_is_claimed_at_the_end_of_the_turn():
 
 # -- the Strongholds --------------------------------------------------------------------------------
 
-@needs("strongholds")
 def test_place_after_a_purchase():
     st = State(spn2("strongholds", seats=[seat2("310010")]))
     market = [1, 2, 3, 40, 41, 42, 43, 70, 71, 72, 73]   # slot 1 is refilled (card 4) after the action
@@ -173,7 +131,6 @@ def test_place_after_a_purchase():
     assert st.market[0][0] == 4 and st.strongholds == {1: (0, 1)}
 
 
-@needs("strongholds")
 def test_move_remove_and_a_blocked_card():
     st = State(spn2("strongholds", seats=[seat2("310010")], strongholds={2: (0, 1), 41: (1, 2)}))
     others = [1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
@@ -182,7 +139,6 @@ def test_move_remove_and_a_blocked_card():
     assert not starting(st, "b41") and "r41" not in legal(st)
 
 
-@needs("strongholds")
 def test_conquest():
     st = State(spn2("strongholds", seats=[seat2("030000")], strongholds={1: (0, 3)}))
     rest = [0, 2, 3, 40, 41, 42, 43, 70, 71, 72, 73]
@@ -207,8 +163,6 @@ def _random_game(module, players, seed, turns):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_random_module_games(module):
-    if not PLAYS[module]:
-        pytest.skip(f"the engine does not play {module} yet")
     for seed in range(3):
         st, positions = _random_game(module, 2 + seed, seed, 60)
         assert st.config.module == module
@@ -243,8 +197,6 @@ def test_random_module_games(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_module_game_records(module):
-    if not PLAYS[module]:
-        pytest.skip(f"the engine does not play {module} yet")
     st, _ = _random_game(module, 2, 11, 400)
     rec = GameRecord.from_state(st, seed=11, players=["random", "random"])
     assert rec.config == Config(2, modules=(module,)) and rec.start.startswith("SPN2 ")
