@@ -32,3 +32,10 @@ def pytest_make_collect_report(collector):
     report = outcome.get_result()
     if STRICT and report.skipped:
         _strict(report, collector.nodeid)
+
+
+@pytest.fixture(autouse=True)
+def _games_saved_in_a_temporary_folder(tmp_path_factory, monkeypatch):
+    """`splendor play` saves the game when the player leaves (docs/CLI.md): in tests, and in the
+    commands they run, that goes to a temporary folder, never the user's own."""
+    monkeypatch.setenv("SPLENDOR_SAVE_DIR", str(tmp_path_factory.getbasetemp() / "saves"))
