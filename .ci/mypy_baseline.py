@@ -67,6 +67,7 @@ def main() -> int:
         print(f"mypy: {sum(new.values())} error(s) not in the baseline ({BASELINE.relative_to(ROOT)}):")
         for key in sorted(new):
             print(f"  {key}  (at {', '.join(where[key])})")
+        print("Fix them (or, for an error that cannot be fixed yet, record it: python .ci/mypy_baseline.py --update).")
         return 1
     print(f"mypy: {total} errors, all in the baseline of {sum(baseline.values())}")
     if fixed:
