@@ -1,7 +1,9 @@
 """Playing games between players: the only component that holds the true state.
 
 Players get their seat's view (or, for a labelled perfect-information player, the true state),
-and every player is told each move played so it can keep its search tree.
+and every player is told each move played so it can keep its search tree. A two-step turn
+(docs/RULES.md) asks its player twice, before and after the card its purchase reveals; the game's
+moves, and what the players are told, are whole turns.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ class GameOutcome:
     moves: list[str]
     result: Result | None        # None when the game was stopped (see termination)
     termination: str             # "normal", or what stopped it: "illegal move by seat 1", ...
-    seconds: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)   # per turn (a two-step turn's two choices summed)
     final: State | None = None
     offender: int | None = None  # the seat whose crash, illegal move or time-out stopped the game
 
@@ -35,6 +37,7 @@ def play_game(players: list[Player], seed: int, config: Config | None = None, fi
         p.reset()
     moves: list[str] = []
     secs: list[float] = []
+    step_secs = 0.0   # the first step's time of a two-step turn under way
     while not state.is_over():
         seat = state.to_move
         player = players[seat]
@@ -45,13 +48,17 @@ def play_game(players: list[Player], seed: int, config: Config | None = None, fi
         except Exception as e:  # a crashing bot ends its game, it does not end the tournament
             return GameOutcome(start, moves, None, f"crash by seat {seat}: {type(e).__name__}: {e}", secs, state, seat)
         dt = time.perf_counter() - t0
-        secs.append(dt)
+        secs.append(dt + step_secs)
         if time_forfeit is not None and dt > time_forfeit:
             return GameOutcome(start, moves, None, f"time-out by seat {seat} ({dt:.2f}s)", secs, state, seat)
         try:
             played = state.push(decision.move)
         except IllegalMoveError as e:
             return GameOutcome(start, moves, None, f"illegal move by seat {seat}: {e}", secs, state, seat)
+        if state.partial_move is not None:
+            step_secs += secs.pop()   # the first step of a two-step turn: the same seat chooses the rest
+            continue
+        step_secs = 0.0
         moves.append(str(played))
         for p in players:
             observe = getattr(p, "observe", None)

@@ -90,21 +90,24 @@ def test_piped_module_game_with_decisions_hint_undo_save_and_load(module, tmp_pa
 
 
 def test_no_decision_names_the_card_a_refill_reveals():
-    """Strongholds: the bought card's slot is refilled only after the stronghold action, so the
-    human's moves (their view's) are exactly the true state's and a stronghold cannot go on the
-    card the deck will deal: that would show the top of the deck."""
+    """Strongholds: a purchase from the market refills its slot before the stronghold action, so
+    the turn is played in two steps (docs/RULES.md): before the purchase the human's moves (their
+    view's, the true state's alike) list it alone, and a stronghold on the card the deck will deal
+    is refused (accepting it would show the top of the deck)."""
     st, _ = decision_position("strongholds")
+    assert st.partial_move is not None and st.move_stack[-1] == st.partial_move
     assert set(map(str, st.legal_moves)) == set(map(str, st.view(st.to_move).legal_moves))
-    buy = next(m for m in map(str, st.legal_moves) if m.startswith("b") and "/t" in m)
-    card = int(buy.split("/")[0][1:])
+    first = str(st.pop())
+    assert st.is_partial(first) and first in set(map(str, st.view(st.to_move).legal_moves))
+    card = int(first[1:])
     level = next(i for i, row in enumerate(st.market) if card in row)
     top = st.copy()
-    top.push(buy)
+    top.push(first)
     new = top.market[level][st.market[level].index(card)]
-    if new is not None:
-        bad = buy.split("/")[0] + f"/t{new}"
-        out = clean(run("play", "--position", st.position(), "--ai", FAST_AI, stdin=f"{bad}\nquit\n"))
-        assert f"Illegal move: {bad}" in out
+    bad = f"{first}/t{new}"
+    out = clean(run("play", "--position", st.position(), "--ai", FAST_AI, stdin=f"{bad}\n{first}\nquit\n"))
+    assert f"Illegal move: {bad}" in out and "two steps" in " ".join(out.split())
+    assert "new card is face up" in " ".join(out.split()) and f"{first}/t{new}" in out
 
 
 def test_play_module_option_new_game(tmp_path):

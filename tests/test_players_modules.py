@@ -15,7 +15,6 @@ from test_players import CITIES_WIN, FORCED, ORIENT_WIN, SH_WIN, info_json
 MODULES = ("cities", "orient", "posts", "strongholds")
 SPECS = ["random", "greedy", "mcts(iterations=60)", "expectimax(depth=1)"]
 
-
 def config(module, players=2):
     return Config(players=players, modules=(module,))
 
@@ -144,22 +143,33 @@ def test_module_weights_are_validated():
     assert len(MODULE_WEIGHTS) == 12 and len(DEFAULT_WEIGHTS) == 10
 
 
-@pytest.mark.parametrize("module,move,chance", [("orient", "b110/f45", 5), ("strongholds", "b44/x70", 1),
-                                                 ("strongholds", "b44/x70/b72/t0", 0)])
-def test_module_refills_are_chance_nodes(module, move, chance):
+@pytest.mark.parametrize("module,first,move,chance", [
+    ("orient", None, "b110/f45", 5), ("strongholds", "b44", "b44/x70", 0),
+    ("strongholds", "b44", "b44/x70/b72/t0", 1), ("strongholds", None, "b44", None)])
+def test_module_refills_are_chance_nodes(module, first, move, chance):
     """Orient: the buy draws (1 chance node, 4 outcomes), then in each outcome the free card
-    refills its slot: 1 + 4. Strongholds: the bought card's slot is refilled after the turn's
-    stronghold action and conquest, so the declined conquest draws (1 node); when the conquest
-    is taken, its stronghold action refills two slots of two decks at once, and then the world's
-    deck order stands (no chance node)."""
+    refills its slot: 1 + 4. Strongholds: a purchase's slot is refilled at once, before its
+    stronghold action, so the turn is played in two steps (docs/RULES.md): in its second step
+    (after b44, card 42 refilled the slot) a declined conquest draws nothing, and a conquest draws
+    once, after its own stronghold action. Searched from before the purchase, the first step is
+    a chance node (4 outcomes, the unseen level-2 cards) and each outcome's second step finds
+    the conquest, with its own refill: more chance nodes, and a forced win."""
     from splendor_ai import _expectimax
-    view = State(FORCED[module][0]).view(1)
+    st = State(FORCED[module][0])
+    if first is not None:
+        st.push(first)
+        assert st.market[1][3] == 42
+    view = st.view(1)
     table = view.legal_moves._table
     m = next(m for m in table if str(m) == move)
     search = _expectimax.Search(view._core, [table[m]], dict(algo=0, chance_samples=4, eval_bound=30.0,
                                                            weights=list(DEFAULT_WEIGHTS)), 1, 1)
     search.run(1)
-    assert search.chance_nodes == chance
+    if chance is not None:
+        assert search.chance_nodes == chance
+    else:
+        assert view.is_partial(m) and search.chance_nodes > 1 + 4
+        assert search.results()[0][0][1] > 30.0     # a win in every outcome
 
 
 @pytest.mark.parametrize("module", ["cities", "orient", "posts", "strongholds"])

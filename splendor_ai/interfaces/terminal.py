@@ -284,7 +284,8 @@ class Game:
 
     def legal(self):
         """The moves the human to move can choose: their view's legal moves (the same as the true
-        state's: no decision of a turn names a card the turn draws, docs/MODULES.md "Refills")."""
+        state's: a decision that may use a card the turn reveals comes in the turn's second step,
+        docs/RULES.md "Two-step turns")."""
         return list(self.state.view(self.state.to_move).legal_moves)
 
     def actions(self) -> dict:
@@ -329,7 +330,7 @@ class Game:
                     self.shown_for = ("over", len(st.move_stack))
                 self.command(self.read("game over> "), game_over=True)
             elif st.to_move in self.humans:
-                key = ("turn", len(st.move_stack))
+                key = ("turn", len(st.move_stack), st.partial_move is not None)
                 if self.shown_for != key:
                     self.show_board()
                     self.show_moves(describe=False)
@@ -425,6 +426,9 @@ class Game:
         st.push(move)
         self.observe(move)
         self.say(Text.assemble(("You play ", "bold"), (str(move), "bold green"), f": {desc}"))
+        if st.partial_move is not None:
+            self.say("The new card is face up: now choose the rest of your turn (the whole turn, or just "
+                     "its decisions, e.g. 't36').")
 
     def ask_decisions(self, view, turns: list):
         """One whole turn out of `turns` (of one action), asking the human each decision that
@@ -516,6 +520,8 @@ class Game:
         return box["value"]
 
     def observe(self, move) -> None:
+        if self.state.partial_move is not None:
+            return   # the players are told whole turns (the first step of a two-step turn is not one)
         for p in self.ai.values():
             obs = getattr(p, "observe", None)
             if obs:
@@ -559,9 +565,13 @@ class Game:
     def undo(self) -> None:
         st = self.state
         trial = st.copy()
-        undone = []
+        undone, pops = [], 0
         while trial.move_stack:
             undone.append(trial.pop())
+            pops += 1
+            while trial.partial_move is not None and trial.move_stack:
+                trial.pop()   # a turn played in two steps: its first step goes too
+                pops += 1
             if trial.to_move in self.humans:
                 break
         else:
@@ -569,7 +579,7 @@ class Game:
         if not undone:
             self.say("Nothing to undo: you have not moved yet.", style="red")
             return
-        for _ in undone:
+        for _ in range(pops):
             st.pop()
         for p in self.ai.values():
             p.reset()          # their search trees follow the moves played; start afresh
