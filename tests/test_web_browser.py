@@ -26,10 +26,8 @@ CHROMIUM = "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                               "(pip install -e '.[test]')")
-pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e .)")
 import uvicorn  # noqa: E402
+from playwright import sync_api  # noqa: E402
 
 from splendor_ai import CARDS, NOBLES, State  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
