@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._engine import (END_CAP, END_NONE, END_POINTS, END_STALEMATE, MOD_CITIES, MOD_ORIENT, MOD_POSTS,
+                      MOD_STRONGHOLDS, NCITY_UP, NDECK, NLEV, NREG, NSLOT, NSTRONG)
 from .cards import CARDS, CITIES, LETTERS, NBASE, NOBLES, POSTS, SETUP
 from .errors import PositionError, short
 
@@ -23,11 +25,8 @@ MAX_CAP = 8000
 #: the longest position string read: the longest real one (four players, the Orient, every card
 #: listed) is under 1,500 characters, so a longer text is not a position (and is never split)
 MAX_TEXT = 4096
-NLEV, NSLOT, NREG, NDECK = 3, 6, 4, 6
-NCITY_UP, NSTRONG = 3, 3
-END_NONE, END_POINTS, END_CAP, END_STALEMATE = 0, 1, 2, 3
 #: the Cities of Splendor modules and their engine flags (State.modules)
-MODULE_FLAGS = {"cities": 1, "orient": 2, "posts": 4, "strongholds": 8}
+MODULE_FLAGS = {"cities": MOD_CITIES, "orient": MOD_ORIENT, "posts": MOD_POSTS, "strongholds": MOD_STRONGHOLDS}
 MODULE_NAMES = {v: k for k, v in MODULE_FLAGS.items()}
 JOKERS = frozenset(c.id for c in CARDS if "joker" in c.abilities)
 #: cards of each deck (levels 1-3, then the Orient's): no deck or hidden count is ever larger

@@ -316,7 +316,6 @@ def test_engine_protocol_streams(profile):
 
 @pytest.fixture(scope="module")
 def web():
-    pytest.importorskip("fastapi")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient

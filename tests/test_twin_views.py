@@ -167,7 +167,6 @@ PANEL_CLOCK = ("elapsed", "iterations", "searched", "progress", "queued", "waiti
 
 
 def test_the_ai_thinking_panel_is_alike_for_twins():
-    pytest.importorskip("fastapi")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
