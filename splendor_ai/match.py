@@ -35,7 +35,8 @@ def play_game(players: list[Player], seed: int, config: Config | None = None, fi
     start = state.position()
     for p in players:
         p.reset()
-    moves, secs = [], []
+    moves: list[str] = []
+    secs: list[float] = []
     step_secs = 0.0   # the first step's time of a two-step turn under way
     while not state.is_over():
         seat = state.to_move
