@@ -2,6 +2,7 @@
 from typing import Any
 
 from ._engine import Core
+from ._net import Network
 
 
 def _init_hash() -> None: ...
@@ -19,7 +20,7 @@ class Search:
     depth_seconds: list[float]
 
     def __init__(self, view: Core, moves: list[tuple[int, ...]], params: dict[str, Any], seed: int,
-                 dets: int = 1) -> None: ...
+                 dets: int = 1, network: Network | None = None) -> None: ...
     def run(self, max_depth: int = 0, seconds: float = 0.0) -> int: ...
     def results(self) -> list[tuple[list[float | None], int, list[int], bool]]: ...
     @property

@@ -22,7 +22,7 @@ cdef const Tables* T = get_tables()
 cdef uint64_t LEVEL3[2]      # mask of the level-3 card ids
 
 
-def _init():
+cdef void init_tables() noexcept:
     cdef int c
     LEVEL3[0] = 0
     LEVEL3[1] = 0
@@ -31,7 +31,7 @@ def _init():
             LEVEL3[c >> 6] |= (<uint64_t>1) << (c & 63)
 
 
-_init()
+init_tables()
 
 
 cdef inline int put(int* idx, float* val, int n, int i, float v) noexcept nogil:

@@ -157,7 +157,7 @@ class ExpectimaxPlayer(Player):
         loss) can score; inside it, a logistic of the score (a share of a win scores inside), or with
         the network's leaves (score = bound * (my chance - the best other's)) that difference undone
         as for two players."""
-        bound = self.params["eval_bound"]
+        bound = float(self.params["eval_bound"])   # type: ignore[arg-type]
         if abs(score) > bound:
             return float(score > 0)
         if getattr(self, "_net_leaves", False):

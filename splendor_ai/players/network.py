@@ -15,6 +15,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,9 +52,10 @@ def default_network(players: int, module: str | None) -> str | None:
 def save_network(path, arrays: dict, meta: dict) -> str:
     """Write a network file; returns its SHA-256."""
     meta = dict(meta, format=NET_FORMAT, features=_features.FEATURES["version"])
-    out = {k: np.ascontiguousarray(arrays[k], dtype=np.float32) for k in ARRAYS}
+    out: dict[str, Any] = {k: np.ascontiguousarray(arrays[k], dtype=np.float32) for k in ARRAYS}
+    out["meta"] = np.array(json.dumps(meta, sort_keys=True))
     with open(path, "wb") as f:
-        np.savez_compressed(f, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
+        np.savez_compressed(f, **out)
     return sha256(path)
 
 

@@ -105,7 +105,6 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
     state_path = run_dir / "state.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {
         "generation": 0, "best": start and str(Path(start).resolve()), "history": [], "seconds": 0.0}
-    job_kw = dict(players=settings.players, module=settings.module)
     while state["generation"] < generations:
         g = state["generation"]
         t0 = time.time()
@@ -113,7 +112,8 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
         tag = f"gen{g:03d}"
         # 1. self-play by the best network
         sp_path = run_dir / "selfplay" / f"{tag}.jsonl"
-        job = selfplay.SelfPlayJob(player_spec(best, settings.sims), explore=settings.explore, **job_kw)
+        job = selfplay.SelfPlayJob(player_spec(best, settings.sims), settings.players, settings.module,
+                                   explore=settings.explore)
         seeds = list(range(settings.seed * 10_000_000 + g * settings.games,
                            settings.seed * 10_000_000 + (g + 1) * settings.games))
         log(f"{tag}: self-play, {settings.games} games of {job.spec}")

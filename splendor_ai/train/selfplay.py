@@ -72,7 +72,8 @@ def play_game(job: SelfPlayJob, seed: int) -> dict:
     state = State.new(job.players, seed=seed, first_player=seed % job.players, config=config)
     start = state.position()
     seats = [make_player(job.spec, seed=(seed * 7919 + s) % 2 ** 63) for s in range(job.players)]
-    samples, moves = [], []
+    samples: list[dict] = []
+    moves: list[str] = []
     while not state.is_over():
         seat = state.to_move
         view = state.view(seat)
@@ -182,9 +183,9 @@ def _execute(job: SelfPlayJob, seeds: list[int], jobs: int, ray: str | None):
         if not _ray.is_initialized():
             _ray.init(address=None if ray == "local" else ray, log_to_driver=False)
         task = _ray.remote(play_game)
-        pending = [task.remote(job, s) for s in seeds]
-        while pending:
-            ready, pending = _ray.wait(pending, num_returns=1)
+        refs = [task.remote(job, s) for s in seeds]
+        while refs:
+            ready, refs = _ray.wait(refs, num_returns=1)
             yield _ray.get(ready[0])
         return
     if jobs <= 1:
