@@ -12,15 +12,14 @@ import sys
 from typing import Any, Callable, TextIO
 
 from ..errors import SplendorError
+from ..players.bounds import MAX_ITERATIONS, MAX_SECONDS  # noqa: F401  (the one table of bounds)
 
 PROTOCOL = "splendor-engine/1"
 FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "top_k",
           "spec", "seed", "report_every"}
 ACTIONS = ("analyse", "hint", "query_version")
 START_FIELDS = {"players", "seed", "first_player", "cap", "module", "modules"}
-LIMIT_FIELDS = {"iterations", "seconds"}
-MAX_ITERATIONS = 100_000_000
-MAX_SECONDS = 3600.0
+LIMIT_FIELDS = ("iterations", "seconds")
 MAX_TOP_K = 200
 
 
@@ -50,23 +49,15 @@ def _int_field(req: dict, name: str, lo: int, hi: int, default=None):
 
 
 def parse_limit(obj):
+    """The request's `limit`, checked against the table of bounds (players/bounds.py)."""
     from ..players.base import Limit
+    from ..players.bounds import BoundsError
     if obj is None:
         return Limit()
-    if not isinstance(obj, dict):
-        raise RequestError(f"limit: expected an object like {{\"iterations\": 2000}} or {{\"seconds\": 1}}, "
-                           f"got {json.dumps(obj)}", "limit")
-    extra = sorted(set(obj) - LIMIT_FIELDS)
-    if extra:
-        raise RequestError(f"limit: unknown field {extra[0]!r} (known: iterations, seconds)", f"limit.{extra[0]}")
-    it, sec = obj.get("iterations"), obj.get("seconds")
-    if it is not None and (not _is_int(it) or not 1 <= it <= MAX_ITERATIONS):
-        raise RequestError(f"limit.iterations: expected an integer in 1-{MAX_ITERATIONS}, got {json.dumps(it)}",
-                           "limit.iterations")
-    if sec is not None and (not _is_num(sec) or not 0 < sec <= MAX_SECONDS):
-        raise RequestError(f"limit.seconds: expected a number of seconds in (0, {MAX_SECONDS:g}], got "
-                           f"{json.dumps(sec)}", "limit.seconds")
-    return Limit(iterations=it, seconds=float(sec) if sec is not None else None)
+    try:
+        return Limit.from_json(obj, fields=tuple(LIMIT_FIELDS))
+    except BoundsError as e:
+        raise RequestError(str(e), e.field) from None
 
 
 def _push_moves(state, moves, where: str = "moves"):
@@ -261,7 +252,8 @@ def handle(req: Any, emit: Callable[[dict], None]) -> None:
         a = analyse(position, limit, top_k=top_k, spec=spec, seed=seed, seat=seat, progress=progress,
                     report_every=report_every)
     except ConfigError as e:
-        raise RequestError(f"spec: {e}", "spec") from None
+        field = getattr(e, "field", None)
+        raise RequestError(f"spec: {e}", f"spec.{field}" if field else "spec") from None
     except AnalysisError as e:
         raise RequestError(str(e), "seat" if str(e).startswith("seat") else "position") from None
     emit({"id": rid, **a.to_json()})

@@ -36,6 +36,8 @@ MAX_ITERATIONS = 2_000_000
 MAX_WORKERS = 4
 MAX_DEPTH = 4
 MAX_GAMES = 100
+#: this server's caps, tighter than the table of bounds (players/bounds.py) that every entry point checks
+SERVER_CAPS = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": MAX_WORKERS, "depth": MAX_DEPTH}
 REPORT_EVERY = 0.2              # seconds between progress reports of a search
 DEFAULT_HINT_LIMIT = {"seconds": 1.0}
 DEFAULT_ANALYSIS_LIMIT = {"seconds": 2.0}
@@ -70,33 +72,29 @@ def player_name(seat: int) -> str:
 
 def check_ai_spec(spec: str, field: str = "seats") -> str:
     """A usable AI spec (a hidden-information player within the server's search caps), stripped."""
-    from ...analysis import _make_search_player
+    from ...analysis import check_search_spec as check_search
     from ...players import make_player
-    from ...players.spec import parse_spec
+    from ...players.bounds import short
+    from ...players.spec import check_spec
     if not isinstance(spec, str) or not spec.strip():
         raise ApiError(422, f"{field}: expected 'human' or an AI spec such as {DEFAULT_AI!r}", field)
     spec = spec.strip()
     try:
-        name, kwargs = parse_spec(spec)
+        name, _ = check_spec(spec, SERVER_CAPS)     # the table of bounds, then this server's caps
     except ConfigError as e:
         raise ApiError(422, f"{field}: {e}", field) from None
     if name not in AI_NAMES:
-        raise ApiError(422, f"{field}: unknown player {name!r}; the AI players are {', '.join(AI_NAMES)} "
+        raise ApiError(422, f"{field}: unknown player {short(name)}; the AI players are {', '.join(AI_NAMES)} "
                        "(or 'human')", field)
-    caps = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": MAX_WORKERS, "depth": MAX_DEPTH}
-    for key, cap in caps.items():
-        v = kwargs.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > cap:
-            raise ApiError(422, f"{field}: {spec!r}: {key}={v} is above this server's cap of {cap}", field)
     try:
         if name == "mcts":
-            _make_search_player(spec, 0).close()     # refuses mode='perfect' (it would see hidden cards)
+            check_search(spec)     # refuses mode='perfect' (it would see hidden cards)
         else:
             player = make_player(spec, 0)
             perfect = getattr(player, "perfect_information", False)
             player.close()
             if perfect:
-                raise ConfigError(f"spec {spec!r}: a perfect-information player would see hidden cards")
+                raise ConfigError(f"spec {short(spec)}: a perfect-information player would see hidden cards")
     except ConfigError as e:
         raise ApiError(422, f"{field}: {e}", field) from None
     return spec
@@ -118,19 +116,11 @@ def parse_limit(obj, field: str = "limit", default: dict | None = None):
         return None
     if not isinstance(obj, dict) or not obj:
         raise ApiError(422, f"{field}: expected an object with iterations and/or seconds", field)
-    extra = sorted(set(obj) - {"iterations", "seconds"})
-    if extra:
-        raise ApiError(422, f"{field}: unknown field {extra[0]!r} (use iterations and/or seconds)",
-                       f"{field}.{extra[0]}")
-    it, sec = obj.get("iterations"), obj.get("seconds")
-    if it is not None and (not isinstance(it, int) or isinstance(it, bool) or not 1 <= it <= MAX_ITERATIONS):
-        raise ApiError(422, f"{field}.iterations: expected an integer in 1-{MAX_ITERATIONS}, got {it!r}",
-                       f"{field}.iterations")
-    if sec is not None and (not isinstance(sec, (int, float)) or isinstance(sec, bool)
-                            or not 0 < sec <= MAX_SECONDS or sec != sec):
-        raise ApiError(422, f"{field}.seconds: expected a number in (0, {MAX_SECONDS:g}], got {sec!r}",
-                       f"{field}.seconds")
-    return Limit(iterations=it, seconds=float(sec) if sec is not None else None)
+    from ...players.bounds import BoundsError
+    try:   # the table of bounds (players/bounds.py), then this server's caps
+        return Limit.from_json(obj, where=field, fields=("iterations", "seconds"), caps=SERVER_CAPS)
+    except BoundsError as e:
+        raise ApiError(422, str(e), e.field) from None
 
 
 # -- what the page sees --------------------------------------------------------------------------------
