@@ -6,7 +6,6 @@ from typing import Mapping
 
 from ..move import Move
 from ..state import View
-from .bounds import BoundsError, check, short
 
 
 @dataclass(frozen=True)
@@ -22,6 +21,7 @@ class Limit:
     depth: int | None = None    # expectimax depth
 
     def __post_init__(self):
+        from .bounds import check    # here, not at import: pydantic is loaded only when needed
         check("limit", self.to_json())
         if self.seconds is not None:
             object.__setattr__(self, "seconds", float(self.seconds))
@@ -38,6 +38,7 @@ class Limit:
         the table of bounds, then against a front end's tighter `caps` (field -> highest value).
         `fields` restricts the fields accepted (default: all four). Raises BoundsError whose
         `field` is e.g. "limit.seconds" (`where` names the object)."""
+        from .bounds import BoundsError, check, short
         allowed = fields or LIMIT_FIELDS
         if not isinstance(obj, dict):
             raise BoundsError(f"{where}: expected an object like {{\"iterations\": 2000}} or {{\"seconds\": 1}}, "

@@ -40,6 +40,7 @@ from typing import Annotated, Any, Literal, Mapping, Optional, Union
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from ..errors import ConfigError
+from .spec import MAX_SPEC_CHARS, short  # noqa: F401  (the spec length cap is in the table above)
 
 #: the machine's cores (at least 2, so a spec written for root parallelism stays valid on one core)
 CPUS = max(2, os.cpu_count() or 1)
@@ -55,7 +56,6 @@ MAX_TOP = 64                   # MAXTOP in _expectimax.pyx
 MAX_TT_BITS = 26
 MAX_CUTOFF = 1000
 MAX_HALVING = 256
-MAX_SPEC_CHARS = 4000
 MIN_MAX_NODES = 1024
 
 
@@ -65,18 +65,6 @@ class BoundsError(ConfigError):
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.field = field
-
-
-def short(value: Any, limit: int = 60) -> str:
-    """`repr(value)`, cut to about `limit` characters (with the full length said), so that an error
-    never echoes a huge input."""
-    try:
-        text = repr(value)
-    except Exception:  # a broken __repr__ must not hide the real error
-        text = f"<{type(value).__name__}>"
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit - 1]}… ({len(text)} characters)"
 
 
 # -- field types ------------------------------------------------------------------------------------

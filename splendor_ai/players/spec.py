@@ -13,7 +13,21 @@ from typing import Mapping
 
 from ..errors import ConfigError, SplendorError
 from .base import Player
-from .bounds import MAX_SPEC_CHARS, BoundsError, check, short
+
+#: the longest spec accepted (the longest in use, three weight vectors of 16 numbers, is under 1000)
+MAX_SPEC_CHARS = 4000
+
+
+def short(value, limit: int = 60) -> str:
+    """`repr(value)`, cut to about `limit` characters (with the full length said), so that an error
+    never echoes a huge input."""
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 1]}… ({len(text)} characters)"
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
@@ -60,6 +74,7 @@ def check_spec(spec: str, caps: Mapping[str, float] | None = None) -> tuple[str,
     """Parse `spec` and check its parameters against the table of bounds (and a front end's
     tighter `caps`, field -> highest value), without building the player. Returns (name,
     kwargs). Raises ConfigError; a BoundsError's `field` names the parameter."""
+    from .bounds import BoundsError, check
     name, kwargs = parse_spec(spec)
     if name not in PLAYERS:
         raise ConfigError(f"unknown player {name!r}; known players: {', '.join(sorted(PLAYERS))}")
