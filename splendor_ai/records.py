@@ -326,7 +326,14 @@ def append_record(path, record: GameRecord, fsync: bool = True) -> None:
     """Append one record as a line, in a single write, then flush (and fsync). If the file ends in
     a torn line (a previous writer crashed mid-line), that partial line is cut off first, with a
     warning, so the new record starts on its own line. One writer per file."""
-    data = (record.to_line() + "\n").encode("utf-8")
+    append_line(path, record.to_line(), fsync)
+
+
+def append_line(path, line: str, fsync: bool = True) -> None:
+    """Append `line` (one line of JSON, no newline) to a JSON Lines file in a single write, then
+    flush (and fsync), after cutting off a torn last line (with a warning). The writer behind
+    `append_record`, and behind the result files of reviews."""
+    data = (line + "\n").encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         size = os.fstat(fd).st_size
@@ -335,7 +342,7 @@ def append_record(path, record: GameRecord, fsync: bool = True) -> None:
             if os.read(fd, 1) != b"\n":
                 cut = _last_newline_end(fd, size)
                 warnings.warn(f"{path}: cutting a torn last line ({size - cut} bytes) before appending",
-                              stacklevel=2)
+                              stacklevel=3)
                 os.ftruncate(fd, cut)
         view = memoryview(data)
         while view:

@@ -56,12 +56,15 @@ def _ignore_sigint():
 
 
 class _Processes:
-    def __init__(self, jobs: int):
+    """`fn(task)` on `jobs` local worker processes."""
+
+    def __init__(self, jobs: int, fn: Callable = play):
         self.capacity = jobs
+        self.fn = fn
         self.pool = cf.ProcessPoolExecutor(jobs, initializer=_ignore_sigint)
 
-    def submit(self, game):
-        return self.pool.submit(play, game)
+    def submit(self, task):
+        return self.pool.submit(self.fn, task)
 
     def wait(self, handles):
         done, _ = cf.wait(handles, return_when=cf.FIRST_COMPLETED)
@@ -71,7 +74,7 @@ class _Processes:
                 out.append((h, h.result()))
             except cf.process.BrokenProcessPool:
                 raise ExperimentError("a worker process died (out of memory? a crash in the engine?); "
-                                      "the finished games are saved: run again to resume") from None
+                                      "the finished results are saved: run again to resume") from None
         return out
 
     def close(self, kill: bool = False):
@@ -108,7 +111,9 @@ def _probe(address: str, timeout: float = 5.0) -> None:
 
 
 class _Ray:
-    def __init__(self, address: str, jobs: int | None, cpus: int):
+    """`fn(task)` as Ray tasks of `cpus` CPUs each, on a cluster (`address`) or a local Ray."""
+
+    def __init__(self, address: str, jobs: int | None, cpus: int, fn: Callable = play):
         try:
             import ray
         except ImportError:
@@ -129,10 +134,10 @@ class _Ray:
             self.started = True
         total = int(ray.cluster_resources().get("CPU", 1))
         self.capacity = jobs or max(1, total // cpus)
-        self.task = ray.remote(num_cpus=cpus)(play)
+        self.task = ray.remote(num_cpus=cpus)(fn)
 
-    def submit(self, game):
-        return self.task.remote(game)
+    def submit(self, task):
+        return self.task.remote(task)
 
     def wait(self, handles):
         ready, _ = self.ray.wait(list(handles), num_returns=1)
@@ -144,6 +149,14 @@ class _Ray:
                 self.ray.cancel(h, force=True)
         if self.started:
             self.ray.shutdown()
+
+
+def make_executor(fn: Callable, jobs: int | None = None, ray: str | None = None, cpus: int = 1):
+    """Where tasks run: `fn(task)` on `jobs` local processes (default 1), or as Ray tasks of `cpus`
+    CPUs each when `ray` is an address ("local", "auto", HOST:PORT; `jobs` then caps the tasks at
+    once, default every CPU of the cluster). The executor has `capacity`, `submit(task)`,
+    `wait(handles) -> [(handle, result)]` (at least one) and `close(kill=False)`."""
+    return _Ray(ray, jobs, cpus, fn) if ray else _Processes(jobs or 1, fn)
 
 
 class Scoreboard:
@@ -209,7 +222,7 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
     stopping = bool(stop and stop(finished))
     if todo and not stopping and execute:
         from tqdm import tqdm
-        executor = _Ray(ray, jobs, _cpus(todo)) if ray else _Processes(jobs or 1)
+        executor = make_executor(play, jobs, ray, _cpus(todo))
         bar = tqdm(total=len(wanted), initial=len(done), desc=desc, unit="game", disable=not progress,
                    dynamic_ncols=True, leave=True)
         if board.points:
