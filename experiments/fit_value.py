@@ -19,8 +19,9 @@ which is what a cut-off needs.
     python experiments/fit_value.py --players 4          # 4-player base games
     python experiments/fit_value.py --module orient      # 2-player Orient games, with its own terms
 
-Prints the held-out log loss and accuracy of SPSA's weights (DEFAULT_WEIGHTS), of the fifth
-session's VALUE_WEIGHTS / VALUE_PHASE (with the hand-set MODULE_WEIGHTS), of the weights the search
+Prints the held-out log loss and accuracy of SPSA's weights (DEFAULT_WEIGHTS), of the ten-term
+VALUE_WEIGHTS / VALUE_PHASE (with the hand-set MODULE_WEIGHTS; MCTS's cut-off in version 0.4.0,
+expectimax's leaves still), of the weights the search
 players use now in such games (evaluation.value_weights: when they were fitted on these records,
 their held-out games were in the fit), of fitted ones and of fitted ones
 that move with the game's phase (each base weight w + slope * min(leader's points, 15) / 15, the
@@ -210,7 +211,7 @@ def main(argv=None):
              "",
              "held-out                   log loss   accuracy",
              f"  SPSA's DEFAULT_WEIGHTS   {log_loss(X[test], Y[test], cur):.4f}     {accuracy(X[test], Y[test], cur):.3f}",
-             f"  VALUE_* (5th session)    {log_loss(Z[test], Y[test], value):.4f}     {accuracy(Z[test], Y[test], value):.3f}",
+             f"  VALUE_* (ten terms)      {log_loss(Z[test], Y[test], value):.4f}     {accuracy(Z[test], Y[test], value):.3f}",
              f"  the players' current     {log_loss(Z[test], Y[test], now):.4f}     {accuracy(Z[test], Y[test], now):.3f}",
              f"  fitted                   {log_loss(X[test], Y[test], beta):.4f}     {accuracy(X[test], Y[test], beta):.3f}",
              f"  fitted, with phase       {log_loss(Z[test], Y[test], gamma):.4f}     {accuracy(Z[test], Y[test], gamma):.3f}",

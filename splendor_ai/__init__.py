@@ -5,7 +5,7 @@ from .errors import (ConfigError, IllegalMoveError, NotationError, PositionError
 from .move import Move
 from .state import Config, LegalMoves, Result, Seat, State, View
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"
 __all__ = ["CARDS", "COLOURS", "LETTERS", "NOBLES", "Config", "ConfigError", "IllegalMoveError",
            "LegalMoves", "Move", "NotationError", "PositionError", "RecordError", "Result", "Seat",
            "SplendorError", "State", "View"]

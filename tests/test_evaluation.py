@@ -81,7 +81,7 @@ def test_fit_value_reports_and_writes_weights(tmp_path):
     fitted = {0, 1, 2, 3, 4, 5, 6, 7, 9, 12}
     assert all(v == 0 for k, v in enumerate(rich["weights"] + rich["phase_weights"]) if k % 16 not in fitted)
     assert rich["weights"][9] != 0 and rich["weights"][12] != 0
-    # --round-turn (the fifth session's command) is --extra round_turn
+    # --round-turn (the spelling in experiments/results/fit_value_round_turn's command) is --extra round_turn
     reports = []
     for flags in (["--round-turn"], ["--extra", "round_turn"]):
         r = subprocess.run([sys.executable, str(ROOT / "experiments" / "fit_value.py"), "--records",

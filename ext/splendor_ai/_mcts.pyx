@@ -423,7 +423,7 @@ cdef class Search:
                     # a constant c tuned at small budgets starves the root's second-best moves at
                     # large ones (their visits grow only as sqrt(N)), so the choice locks onto
                     # whichever move looked best early; growing c keeps them estimated (off by
-                    # default: it settles the choice but won no games, experiments/README.md)
+                    # default: it settles the choice but won no games, experiments/results/h2h_cbase_2p)
                     cn = self.prm.c * (1 + log(1 + self.nodes[node].visits / self.prm.c_base))
                 sq_new = sqrt(<float>(self.nodes[node].visits + 1))
                 for i in range(n):

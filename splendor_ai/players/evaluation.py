@@ -91,7 +91,7 @@ weights:
   seats with every term, experiments/fit_value.py --players / --module; see each below). Some
   3-4 player module games take one of these sets, where it gained in games (see FITTED).
   Expectimax keeps VALUE_* and MODULE_WEIGHTS: these sets score positions at the end of
-  playouts, and at its leaves they lost (experiments/results/h2h_xfit_2p).
+  playouts, and at its leaves they lost (experiments/results/h2h_expectimax_fitted_2p).
 """
 from __future__ import annotations
 
@@ -112,25 +112,27 @@ NO_PHASE = (0.0,) * 10
 # game's phase, w + slope * min(leader's points, 15) / 15: early on bonuses and noble progress
 # decide, late the points, the best buy and the tempo. Held-out log loss 0.598 against 0.740 for
 # DEFAULT_WEIGHTS at the same scale (0.644 at its best scale); mcts(iterations=10000) with them beat
-# the same search with DEFAULT_WEIGHTS by +117 Elo [+55, +188] (experiments/README.md).
+# the same search with DEFAULT_WEIGHTS by +117 Elo [+55, +188]
+# (experiments/results/h2h_fitphase_10k_2p/report.md).
 VALUE_WEIGHTS = (0.120, 0.928, 0.908, 0.180, 0.289, -0.105, 0.128, 0.252, 0.0, 0.0)
 VALUE_PHASE = (1.223, -0.844, 0.292, 0.352, 0.480, 0.182, 0.885, 1.077, 0.0, 0.0)
 
-# The two-player base game's cut-off (sixth session): the terms above and terms 9-15, refitted on
-# the 4,095 recorded games of then (experiments/results/fit_value_rich/report.txt; held-out log loss
-# 0.591 against 0.601 for VALUE's terms refitted on the same games). mcts(iterations=10000) with
-# them beat the same search with VALUE_WEIGHTS / VALUE_PHASE by +72 Elo [+28, +118] (240 games),
-# at 40,000 iterations by +108 [+39, +185] (100 games). Elsewhere they gained nothing (at 2,000
-# iterations: 27.5% with 3 players, 33% is level; 24.2% with 4, 25% is level; the modules 82-0-78,
-# Orient 14-26 and Trading Posts 18-22 the worst), so value_weights() gives them to two-player
-# base games only: the games they were fitted on.
+# The two-player base game's cut-off (since version 0.4.0): the terms above and terms 9-15,
+# refitted on the 4,095 two-player base games recorded by 2026-11-30T20:38
+# (experiments/results/fit_value_rich/report.txt; held-out log loss 0.591 against 0.601 for
+# VALUE's terms refitted on the same games). mcts(iterations=10000) with them beat the same search
+# with VALUE_WEIGHTS / VALUE_PHASE by +72 Elo [+28, +118] (240 games), at 40,000 iterations by
+# +108 [+39, +185] (100 games). Elsewhere they gained nothing (at 2,000 iterations: 27.5% with 3
+# players, 33% is level; 24.2% with 4, 25% is level; the modules 82-0-78, Orient 14-26 and
+# Trading Posts 18-22 the worst), so value_weights() gives them to two-player base games only:
+# the games they were fitted on.
 RICH_WEIGHTS = (0.169, 0.414, 0.971, 0.126, -0.093, -0.155, -0.219, 0.237, 0.0, 0.258, -0.095, -2.198,
                 0.342, -0.158, -0.52, 0.114)
 RICH_PHASE = (1.062, -0.668, 0.006, 0.325, 0.595, 0.459, 1.006, 1.009, 0.0, -0.224, 0.039, 3.819, 0.006,
               -0.081, -1.312, -0.294)
 
 
-# Three players (seventh session): every term, round_turn too, fitted on the 1,320 recorded
+# Three players (since version 0.4.0): every term, round_turn too, fitted on the 1,320 recorded
 # three-player base games between search players (fit_value.py --players 3, a softmax over the
 # seats; experiments/results/fit_value_3p/report.txt: held-out log loss 1.004 against 1.029 for
 # VALUE_*). mcts(iterations=2000) with them won 40.8% [36.3, 45.4] of 450 games against two copies
@@ -186,7 +188,7 @@ MODULE_STRONGHOLDS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.277, 0.41, 0.0, 0.0, 0.0, 
 # games use VALUE_* with the hand-set MODULE_WEIGHTS.
 # No 3-4 player module games are recorded to fit on; sets fitted on other games gained in some of
 # them (mcts(iterations=2000) against copies of the VALUE_* search; level 33.3% at 3 players, 25%
-# at 4; experiments/README.md, "3 and 4 players with a module"): the two-player Cities set in the
+# at 4; experiments/results/h2h_fit2p_*, h2h_fitmix_*): the two-player Cities set in the
 # Cities (52.5% [43.6, 61.2] of 120 games at 3 players, 33.8% [25.9, 42.6] of 120 at 4) and the
 # two-player Orient set in the 3-player Orient (40.0% [34.0, 46.3] of 240); in the Strongholds
 # the player count's base set with the two-player Strongholds module weights (46.2% [37.6, 55.1],

@@ -44,7 +44,8 @@ class MCTSPlayer(Player):
     of bounds (players/bounds.py).
 
     Defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against plain
-    UCT with random playouts at 2000 iterations (experiments/README.md, "MCTS settings")."""
+    UCT with random playouts at 2000 iterations (experiments/README.md, "How the MCTS defaults
+    were chosen")."""
 
     def __init__(self, seed: int = 0, iterations: int | None = None, seconds: float | None = None,
                  c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
@@ -273,7 +274,8 @@ class Halving:
     (the tree below each is searched as usual) and keep the better half by value, until one is
     left. Without it PUCT gives the move that looked best early nearly all later visits, so a
     larger budget mostly deepens that move rather than checking its rivals
-    (experiments/README.md, "MCTS settings").
+    (experiments/results/h2h_cbase_2p/report.md; the schedule's gains:
+    experiments/results/h2h_halving_*/report.md).
 
     The schedule is a state machine so that a search run in chunks (analysis with progress)
     does exactly what one run does under an iteration limit. Under a time limit the warm-up
