@@ -25,7 +25,7 @@ from splendor_ai.analysis import hint as engine_hint  # noqa: E402
 from splendor_ai.players import Limit  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
 from splendor_ai.interfaces.web.app import create_app  # noqa: E402
-from splendor_ai.interfaces.web.games import ApiError, GameManager, _mask_move  # noqa: E402
+from splendor_ai.interfaces.web.games import ApiError, GameManager  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST_AI = "mcts(iterations=30)"
@@ -40,8 +40,19 @@ def manager():
 
 @pytest.fixture
 def client(manager):
-    with TestClient(create_app(manager)) as c:
+    with TestClient(create_app(manager), base_url="http://127.0.0.1") as c:
         yield c
+
+
+def client_id(client) -> str:
+    """The client token the server gave this test client (its cookie)."""
+    if "splendor_client" not in client.cookies:
+        client.get("/api/health")
+    return client.cookies["splendor_client"]
+
+
+def owned(manager, client, gid):
+    return manager.get(gid, client_id(client))
 
 
 def new_game(client, **body) -> dict:
@@ -107,14 +118,15 @@ def test_new_game_is_the_seeded_deal_seen_from_the_human_seat(client):
 
 
 def test_play_a_whole_game_then_record_replay_and_import(client, manager):
-    g = new_game(client, seats=["human", "random"], seed=21)
+    g = new_game(client, seats=["human", "random"], seed=21, open=True)
     gid = g["gameId"]
+    assert g["open"] and g["seed"] == 21 and g["recordAvailable"]
     while not g["over"]:
         move = pick([m["move"] for m in g["legalMoves"]])
         r = client.post(f"/api/games/{gid}/move", json={"move": move, "version": g["version"]})
         assert r.status_code == 200, r.text
         g = wait_for_human(client, gid)
-    true_state = manager.get(gid).state
+    true_state = owned(manager, client, gid).state
     assert g["result"] == true_state.result().to_json()
     assert [s["points"] for s in g["seats"]] == list(true_state.result().points)
     assert len(g["log"]) == len(true_state.move_stack) == g["moveCount"]
@@ -135,7 +147,7 @@ def test_play_a_whole_game_then_record_replay_and_import(client, manager):
         st = State(rec.start)
         for m in rec.moves[:k]:
             st.push(m)
-        assert rp["position"] == st.view(0).position()
+        assert rp["position"] == st.position()         # an open game shows everything
         assert (rp["previous"] or {}).get("move") == (rec.moves[k - 1] if k else None)
     assert client.get(f"/api/games/{gid}/replay", params={"step": n + 1}).status_code == 422
 
@@ -167,20 +179,31 @@ def test_undo_takes_back_the_human_move_and_the_ai_reply(client):
 
 # -- hidden information --------------------------------------------------------------------------------
 
-def test_the_page_shows_only_the_human_seats_view(client):
-    st = State.new(2, seed=3)
-    for m in ("+wbg", "rL1", "+wbr", "rL2"):       # the AI seat (1) reserves two cards blind
+def closed_game(manager, client, moves, seed=3, specs=("human", "random"), **kw):
+    """A closed game (the default kind) of this client, with `moves` played: built through the
+    manager, since a game played through the API has AI moves nobody chose."""
+    st = State.new(len(specs), seed=seed)
+    for m in moves:
         st.push(m)
+    g = manager.adopt(client_id(client), st, list(specs), seed=seed, **kw)
+    return g, client.get(f"/api/games/{g.id}").json()
+
+
+def test_the_page_shows_only_the_human_seats_view(client, manager):
+    game, g = closed_game(manager, client, ["+wbg", "rL1", "+wbr", "rL2"])   # the AI seat (1) reserves blind
+    st = game.state
     hidden = [c for c in st.seats[1].reserved]
-    rec = GameRecord.from_state(st, seed=3, players=["human", "random"])
-    g = client.post("/api/games/import", json={"record": rec.to_line()}).json()
-    assert g["position"] == st.view(0).position()
+    assert g["position"] == st.view(0).position() and not g["open"]
     assert [r["card"] for r in g["seats"][1]["reserved"]] == [None, None]
     assert [r["level"] for r in g["seats"][1]["reserved"]] == [1, 2]
     text = json.dumps({k: v for k, v in g.items() if k not in ("legalMoves",)})
     for card in hidden:
         assert f'"card": {card}' not in text and f"#{card} " not in text
     assert "reserves the top card of the level-1 deck" in g["log"][1]["description"]
+    # no seed, no true position, no record, no AI seed anywhere
+    assert "seed" not in g and "truePosition" not in g and not g["recordAvailable"]
+    r = client.get(f"/api/games/{game.id}/record")
+    assert r.status_code == 403 and "closed" in r.json()["error"]
     # the AI seat's view is refused; the human's is given
     gid = g["gameId"]
     r = client.get(f"/api/games/{gid}", params={"seat": 1})
@@ -188,15 +211,18 @@ def test_the_page_shows_only_the_human_seats_view(client):
     assert client.get(f"/api/games/{gid}", params={"seat": 0}).status_code == 200
 
 
-def test_hint_and_analysis_search_the_human_view(client):
+def test_hint_and_analysis_search_the_human_view(client, manager):
     g = new_game(client, seats=["human", FAST_AI], seed=12)
     gid = g["gameId"]
     r = client.post(f"/api/games/{gid}/hint", json={"limit": {"iterations": 60}})
     assert r.status_code == 200, r.text
     h = r.json()
-    want = engine_hint(State.new(2, seed=12).view(0), Limit(iterations=60), spec=FAST_AI, seed=12, top_k=5)
+    game = owned(manager, client, gid)
+    view = State.new(2, seed=12).view(0)
+    want = engine_hint(view, Limit(iterations=60), spec=FAST_AI, seed=game._search_seed(view), top_k=5)
     assert h["move"] == want.move and h["reason"] == want.reason
     assert h["rootInfo"]["position"] == g["position"] and h["rootInfo"]["seat"] == 0
+    assert "seed" not in h["rootInfo"]                     # a search seed is never sent
 
     r = client.post(f"/api/games/{gid}/analysis", json={"limit": {"iterations": 200}, "topK": 4})
     assert r.status_code == 202, r.text
@@ -209,13 +235,7 @@ def test_hint_and_analysis_search_the_human_view(client):
     legal = {m["move"] for m in g["legalMoves"]}
     assert all(m["move"] in legal and 0 <= m["winrate"] <= 1 for m in a["moveInfos"])
     assert a["rootInfo"]["position"] == g["position"] and a["rootInfo"]["iterations"] >= 200
-
-
-def test_ai_progress_masks_moves_naming_hidden_cards():
-    assert _mask_move("b45/n3", {45}) == "b45/n3"
-    assert _mask_move("b45", {1, 2}) is None
-    assert _mask_move("r17/-g", set()) is None
-    assert _mask_move("+wbg/-k", set()) == "+wbg/-k" and _mask_move("rL2", set()) == "rL2"
+    assert "seed" not in a["rootInfo"]
 
 
 # -- bad requests -------------------------------------------------------------------------------------------
@@ -334,7 +354,7 @@ def test_a_move_while_the_ai_thinks_is_refused_and_the_server_stays_responsive(c
         time.sleep(0.05)
     assert answered_while_thinking >= 3 and seen_progress
     assert g["yourTurn"] and len(g["log"]) == 1 and g["log"][0]["by"] == "ai"
-    assert "win rate" in g["log"][0]["figures"]
+    assert "win estimate" in g["log"][0]["figures"] and "iterations" in g["log"][0]["figures"]
 
 
 # -- several games -----------------------------------------------------------------------------------------
@@ -361,11 +381,11 @@ def test_several_games_are_isolated(client, manager):
     assert client.delete(f"/api/games/{a['gameId']}").status_code == 200
     assert client.get(f"/api/games/{a['gameId']}").status_code == 404
     assert client.get(f"/api/games/{b['gameId']}").status_code == 200
-    assert manager.get(b["gameId"]).state.turn == 4
+    assert owned(manager, client, b["gameId"]).state.turn == 4
 
 
 def test_concurrent_moves_on_one_game_apply_once(manager):
-    game = manager.create(2, ["human", "human"], seed=3)
+    game = manager.create("c" * 24, 2, ["human", "human"], seed=3)
     version = game.version
     moves = [str(m) for m in game.state.legal_moves][:8]
     results = []
@@ -385,17 +405,23 @@ def test_concurrent_moves_on_one_game_apply_once(manager):
     assert len(game.state.move_stack) == 1 and len(game.log) == 1 and game.version == version + 1
 
 
-def test_games_beyond_the_limit_evict_the_oldest_idle_one():
-    m = GameManager(max_games=2, workers=1)
+def test_games_beyond_a_browsers_limit_close_its_least_recently_used_one():
+    m = GameManager(max_games=3, max_games_per_client=2, workers=1)
+    me, other = "a" * 24, "b" * 24
     try:
-        g1 = m.create(2, ["human", "random"], seed=1)
-        g2 = m.create(2, ["human", "random"], seed=2)
-        g2.to_json()                           # touched: g1 is now the oldest
-        g3 = m.create(2, ["human", "random"], seed=3)
-        assert set(m.games) == {g2.id, g3.id}
+        g1 = m.create(me, 2, ["human", "random"], seed=1)
+        g2 = m.create(me, 2, ["human", "random"], seed=2)
+        g2.to_json()                           # touched: g1 is now the least recently used
+        g3 = m.create(me, 2, ["human", "random"], seed=3)
+        assert {g.id for g in m.games.values()} == {g2.id, g3.id}
         with pytest.raises(ApiError) as e:
-            m.get(g1.id)
-        assert e.value.status == 404
+            m.get(g1.id, me)
+        assert e.value.status == 410 and "at most 2 games" in e.value.message
+        m.create(other, 2, ["human", "random"], seed=4)
+        # the server is full: another browser's games are never closed for a newcomer
+        with pytest.raises(ApiError) as e:
+            m.create("c" * 24, 2, ["human", "random"], seed=5)
+        assert e.value.status == 503 and e.value.retry_after and len(m.games) == 3
     finally:
         m.shutdown()
 
@@ -408,7 +434,8 @@ def test_splendor_serve_runs_the_app_on_localhost():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "splendor_ai", "serve", "--port", str(port)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "splendor_ai", "serve", "--port", str(port),
+                             "--allow-host", "splendor.test"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         end = time.monotonic() + 30
@@ -423,6 +450,11 @@ def test_splendor_serve_runs_the_app_on_localhost():
         assert r.json()["ok"] is True
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
         assert "Splendor" in page.text
+        # the Host allow-list: the loopback names and --allow-host, nothing else (DNS rebinding)
+        for host, status in (("localhost", 200), ("splendor.test", 200), ("evil.example", 400)):
+            r = httpx.get(f"http://127.0.0.1:{port}/api/health", headers={"host": host}, timeout=5)
+            assert r.status_code == status, (host, r.text)
+        assert httpx.get(f"http://127.0.0.1:{port}/docs", timeout=5).status_code == 404
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=15)

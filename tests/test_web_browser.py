@@ -11,10 +11,12 @@ Set SPLENDOR_SCREENSHOTS=DIR to also write the README's screenshots there
 (`SPLENDOR_SCREENSHOTS=docs/screenshots python -m pytest tests/test_web_browser.py`).
 """
 import os
+import re
 import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -28,10 +30,9 @@ if not os.path.exists(CHROMIUM):
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
                                "(pip install -e '.[test]')")
 pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e .)")
-import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
-from splendor_ai import CARDS, State  # noqa: E402
+from splendor_ai import CARDS, NOBLES, State  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
 from splendor_ai.interfaces.web.app import create_app  # noqa: E402
 from splendor_ai.interfaces.web.games import GameManager  # noqa: E402
@@ -76,7 +77,9 @@ def page(browser):
     pg.set_default_timeout(20_000)
     errors = []
     pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    # an API answer of 4xx that the page handles (a stale tab's move) is logged by Chromium too
+    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
+          if m.type == "error" and "server responded with a status of 4" not in m.text else None)
     yield pg
     ctx.close()
     assert not errors, errors
@@ -115,16 +118,34 @@ def read_page(page) -> dict:
     return page.evaluate(READ_PAGE)
 
 
-def api_game(base: str, gid: str) -> dict:
-    r = httpx.get(f"{base}/api/games/{gid}", timeout=10)
-    assert r.status_code == 200, r.text
+def origin(page) -> str:
+    u = urlsplit(page.url)
+    return f"{u.scheme}://{u.netloc}"
+
+
+def api(page, path: str, **params) -> dict:
+    """A GET of the API as the page's browser (its client cookie: games belong to a browser)."""
+    r = page.request.get(origin(page) + path, params=params or None)
+    assert r.ok, r.text()
     return r.json()
+
+
+def api_game(page, gid: str) -> dict:
+    return api(page, f"/api/games/{gid}")
+
+
+def client_of(page) -> str:
+    return next(c["value"] for c in page.context.cookies() if c["name"] == "splendor_client")
+
+
+def true_state(page, manager, gid: str):
+    return manager.get(gid, client_of(page)).state
 
 
 def check_page_against_engine(page, base: str, manager, gid: str) -> dict:
     """What the page shows equals the API's JSON of the game, which equals the engine's state."""
     shown = read_page(page)
-    g = api_game(base, gid)
+    g = api_game(page, gid)
     assert shown["gameId"] == gid
     assert shown["turn"] == g["turn"] and shown["version"] == g["version"]
     assert shown["bank"] == g["bank"]
@@ -138,8 +159,8 @@ def check_page_against_engine(page, base: str, manager, gid: str) -> dict:
         assert s_page["reserved"] == [r["card"] for r in s_api["reserved"]]
         assert s_page["nobles"] == s_api["nobles"]
     # ... and the API serves the engine's state, as the human seat sees it
-    st = manager.get(gid).state
-    assert g["position"] == st.view(g["viewer"]).position()
+    st = true_state(page, manager, gid)
+    assert g["position"] == (st.position() if g["open"] else st.view(g["viewer"]).position())
     assert [s["points"] for s in shown["seats"]] == [s.points for s in st.seats]
     assert [row for row in shown["market"]] == [list(row) for row in st.market]
     assert [s["tokens"] for s in shown["seats"]] == [list(s.tokens) for s in st.seats]
@@ -212,7 +233,8 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(Path(SHOTS) / name))
 
 
-def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, module: str = "") -> str:
+def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, module: str = "",
+               open_game: bool = False) -> str:
     page.goto(base)
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_selector("#new-dialog[open]")
@@ -231,6 +253,8 @@ def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, m
             page.select_option(f"{row} .seat-spec", "custom")
             page.fill(f"{row} .seat-custom", spec)
     page.fill("#ng-seed", str(seed))
+    if open_game:
+        page.check("#ng-open")
     if SHOTS:
         shoot(page, "new-game.png")
     page.click("#ng-start")
@@ -242,8 +266,8 @@ def start_game(page, base: str, seats: list[str], seed: int, players: int = 2, m
 
 def test_play_a_whole_game_in_the_browser(page, server):
     base, manager = server
-    gid = start_game(page, base, ["human", FAST_AI], seed=17)
-    g = api_game(base, gid)
+    gid = start_game(page, base, ["human", FAST_AI], seed=17, open_game=True)   # open: its record downloads
+    g = api_game(page, gid)
     assert g["seatsSetup"][1]["spec"] == FAST_AI and g["yourTurn"]
     page.select_option("#budget", '{"iterations":200}')       # hints and analyses: a tiny search
     turn = 0
@@ -280,7 +304,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
             before = g
             click_move(page, g, pick(moves, turn))
             after = wait_for_turn(page, version)
-            last = api_game(base, gid)
+            last = api_game(page, gid)
             assert len(last["log"]) == len(before["log"]) + 2 or last["over"]
             if not last["over"]:
                 banner = page.get_attribute("[data-testid=ai-move]", "data-move")
@@ -288,7 +312,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
                 assert last["log"][-1]["description"].replace("Player 2 ", "") in page.inner_text("#banner")
                 page.click("#btn-undo")
                 wait_for_turn(page, after["version"])
-                undone = api_game(base, gid)
+                undone = api_game(page, gid)
                 assert undone["position"] == before["position"] and undone["log"] == before["log"]
                 assert read_page(page)["turn"] == before["turn"]
                 used["undo"] = True
@@ -308,14 +332,13 @@ def test_play_a_whole_game_in_the_browser(page, server):
         assert turn < 200, "the game did not end"
 
     assert used["hint"] and used["undo"] and used["analysis"] and used["list"] >= 2 and used["clicks"] >= 10, used
-    st = manager.get(gid).state
+    st = true_state(page, manager, gid)
     result = st.result()
     status = page.inner_text("#status")
     assert "Game over" in status
     for seat, pts in enumerate(result.points):
         assert f"Player {seat + 1}: {pts}" in status
-    if SHOTS:
-        shoot(page, "game-over.png")
+    assert page.locator("[data-testid=summary]:not([hidden])").count() == 1
 
     # replay the finished game, step by step
     n = len(st.move_stack)
@@ -327,7 +350,7 @@ def test_play_a_whole_game_in_the_browser(page, server):
         elif how:
             page.click(how)
         page.wait_for_selector(f"#rp-label[data-step='{step}']")
-        want = httpx.get(f"{base}/api/games/{gid}/replay", params={"step": step}, timeout=10).json()
+        want = api(page, f"/api/games/{gid}/replay", step=step)
         shown = read_page(page)
         assert shown["market"] == want["market"] and shown["bank"] == want["bank"]
         assert [s["points"] for s in shown["seats"]] == [s["points"] for s in want["seats"]]
@@ -356,17 +379,21 @@ def test_play_a_whole_game_in_the_browser(page, server):
     new_gid = read_page(page)["gameId"]
     assert new_gid != gid
     assert page.locator("[data-testid=log-entry]").count() == n
-    assert api_game(base, new_gid)["position"] == api_game(base, gid)["position"]
+    assert api_game(page, new_gid)["position"] == api_game(page, gid)["position"]
 
 
 def test_the_page_shows_hidden_cards_as_card_backs(page, server):
-    """Upload a game where the AI seat reserved blind: the human's page shows only card backs."""
-    base, _ = server
+    """A closed game where the AI seat reserved blind: the human's page shows only card backs."""
+    base, manager = server
     st = State.new(2, seed=3)
     for m in ("+wbg", "rL1", "+wbr", "rL3"):
         st.push(m)
     hidden = list(st.seats[1].reserved)
-    upload(page, base, GameRecord.from_state(st, seed=3, players=["human", "random"]))
+    page.goto(base)
+    page.wait_for_selector("body[data-ready='1']")
+    game = manager.adopt(client_of(page), st, ["human", "random"], seed=3)
+    page.goto(f"{base}/#game={game.id}")
+    page.reload()
     page.wait_for_selector("[data-testid=seat][data-seat='1'] [data-testid=reserved-card][data-hidden='1']")
     shown = read_page(page)
     assert shown["seats"][1]["reserved"] == [None, None]
@@ -430,7 +457,7 @@ def test_choosing_between_two_nobles_by_clicking(page, server):
     assert sorted(choosable) == options
     page.click(f"#nobles [data-testid=noble][data-noble='{options[-1]}']")
     wait_for_turn(page, g["version"])
-    played = api_game(base, gid)["log"][len(g["log"])]
+    played = api_game(page, gid)["log"][len(g["log"])]
     assert played["move"] == f"{action}/n{options[-1]}" and played["seat"] == seat
     assert f"visited by noble {options[-1]}" in played["description"]
     check_page_against_engine(page, base, manager, gid)
@@ -442,7 +469,7 @@ def test_screenshots_of_a_game_in_progress(page, server):
     base, _ = server
     gid = start_game(page, base, ["human", "mcts(seconds=3)", FAST_AI], seed=11, players=3)
     for _ in range(5):
-        g = api_game(base, gid)
+        g = api_game(page, gid)
         if g["over"]:
             break
         page.wait_for_selector("#status[data-your-turn='1']")
@@ -459,7 +486,7 @@ def test_screenshots_of_a_game_in_progress(page, server):
     page.click("#btn-analyse")
     page.wait_for_function("() => document.querySelectorAll('[data-testid=analysis-row]').length > 0 && "
                            "!document.querySelector('#analysis-panel .spinner')")
-    g = api_game(base, gid)
+    g = api_game(page, gid)
     takes = [m["move"] for m in g["legalMoves"] if m["move"].startswith("+") and len(m["move"]) == 4]
     if takes:
         page.click(f"[data-testid=bank-token][data-colour={takes[0][1]}]")
@@ -526,11 +553,11 @@ def test_strongholds_placement_by_clicking(page, server):
     assert int(target[1:]) in choosable
     page.click(f"[data-testid=market-card][data-card='{target[1:]}']")
     wait_for_turn(page, g["version"])
-    after = api_game(base, gid)
+    after = api_game(page, gid)
     played = after["log"][len(g["log"])]
     assert played["move"] == str(move) and "places a stronghold on card" in played["description"]
     check_page_against_engine(page, base, manager, gid)
-    state = manager.get(gid).state
+    state = true_state(page, manager, gid)
     mine = {c: n for c, (seat, n) in state.strongholds.items() if seat == 0}
     shown = page.eval_on_selector_all("[data-testid=stronghold][data-seat='0']",
                                       "els => els.map(e => [Number(e.closest('[data-card]').dataset.card), Number(e.dataset.count)])")
@@ -557,7 +584,7 @@ def test_orient_joker_and_free_card_by_clicking(page, server):
         else:
             page.click(f"[data-testid=decision][data-token='{tok}']")
     wait_for_turn(page, g["version"])
-    played = api_game(base, gid)["log"][len(g["log"])]
+    played = api_game(page, gid)["log"][len(g["log"])]
     assert played["move"] == move and "attaching the joker to their" in played["description"]
     check_page_against_engine(page, base, manager, gid)
     colour = next(t[1] for t in parts if t[0] == "j")
@@ -593,10 +620,292 @@ def test_city_and_extra_gem_choices_by_clicking(page, server, module):
             else:
                 page.click(f"[data-testid=decision][data-token='{tok}']")
     wait_for_turn(page, g["version"])
-    played = api_game(base, gid)["log"][len(g["log"])]
+    played = api_game(page, gid)["log"][len(g["log"])]
     assert played["move"] == move
     g = check_page_against_engine(page, base, manager, gid)
     if module == "cities":
         assert page.locator(f"[data-testid=claimed-city][data-city='{parts[-1][1:]}'][data-seat='0']").count() == 1
     else:
         assert "takes an extra" in played["description"]
+
+
+# -- the table: the end, links, marks, colour-blind mode, keys, a phone --------------------------------------
+
+def open_adopted(page, base: str, manager, st, specs, **kw) -> str:
+    """Show a game built move by move (a State) in the page, as this browser's game."""
+    page.goto(base)
+    page.wait_for_selector("body[data-ready='1']")
+    game = manager.adopt(client_of(page), st, specs, **kw)
+    page.goto(f"{base}/#game={game.id}")
+    page.reload()
+    page.wait_for_selector(f"#status[data-version='{game.version}']")
+    return game.id
+
+
+def greedy_game(seed: int) -> State:
+    from splendor_ai.players import make_player
+    st = State.new(2, seed=seed)
+    bots = [make_player("greedy", seed=seed), make_player("greedy", seed=seed + 1)]
+    while not st.is_over():
+        st.push(bots[st.to_move].choose(st.view()).move)
+    return st
+
+
+def test_game_end_summary_names_the_tie_break_and_offers_rematch_and_swap(page, server):
+    """A game decided by the tie-break (equal points, fewer cards): the summary gives the scores,
+    cards and nobles, who won and by which rule; Rematch starts the same table again, Swap seats
+    the same players one place on."""
+    base, manager = server
+    for seed in range(60, 400):                # seed 60: 15-15, won with 18 cards against 20
+        st = greedy_game(seed)
+        r = st.result()
+        if r.points.count(max(r.points)) > 1 and len(r.winners) == 1:
+            break
+    gid = open_adopted(page, base, manager, st, ["human", "greedy"])
+    page.wait_for_selector("[data-testid=summary]:not([hidden])")
+    w = r.winners[0]
+    assert page.inner_text("[data-testid=summary-title]") == f"Player {w + 1} wins"
+    why = page.inner_text("[data-testid=summary-why]")
+    assert why.startswith("Tie-break:") and f"tied on {max(r.points)} points" in why
+    assert f"fewer development cards ({r.cards[w]} against Player {2 - w} {r.cards[1 - w]})" in why
+    rows = page.eval_on_selector_all("[data-testid=summary-row]", """els => els.map(e =>
+        [...e.querySelectorAll('td')].map(td => td.textContent.trim()))""")
+    for seat, row in enumerate(rows):
+        assert row[0] == str(r.ranks[seat]) and row[2] == str(r.points[seat]) and row[3] == str(r.cards[seat])
+        assert row[4] == str(len(st.seats[seat].nobles))
+    if SHOTS:
+        shoot(page, "game-over.png")
+    page.click("#btn-rematch")
+    page.wait_for_function("gid => !location.hash.includes(gid) && document.querySelector('#status .game-id')", arg=gid)
+    again = api_game(page, read_page(page)["gameId"])
+    assert [s["spec"] for s in again["seatsSetup"]] == ["human", "greedy"] and not again["over"] and again["moveCount"] == 0
+    page.click("#btn-new")
+    page.click("#ng-cancel")
+    g = open_adopted(page, base, manager, st, ["human", "greedy"])
+    page.click("#btn-swap")
+    page.wait_for_function("gid => !location.hash.includes(gid)", arg=g)
+    page.wait_for_selector("#status .game-id")
+    swapped = api_game(page, read_page(page)["gameId"])
+    assert [s["spec"] for s in swapped["seatsSetup"]] == ["greedy", "human"]
+
+
+def test_the_game_id_in_the_url_reload_a_second_tab_and_a_stale_tab(page, server):
+    """The URL names the game: a reload and a second tab show it; a move in the second tab leaves
+    the first one behind, and its next move is refused with a message in plain words, the board
+    then brought up to date."""
+    base, manager = server
+    gid = start_game(page, base, ["human", "random"], seed=23)
+    assert page.evaluate("() => location.hash") == f"#game={gid}"
+    page.reload()
+    page.wait_for_selector("#status .game-id")
+    assert read_page(page)["gameId"] == gid
+    second = page.context.new_page()
+    second.goto(f"{base}/#game={gid}")
+    second.wait_for_selector("#status[data-your-turn='1']")
+    g = api_game(second, gid)
+    moves = [m["move"] for m in g["legalMoves"]]
+    page.click("#legal summary")
+    second.click("#legal summary")
+    second.click(f"[data-testid=legal-move][data-move='{moves[0]}']")
+    while api_game(second, gid)["version"] == g["version"]:
+        time.sleep(0.02)
+    assert read_page(page)["version"] == g["version"]         # the first tab has not looked yet
+    page.click(f"[data-testid=legal-move][data-move='{moves[1]}']")
+    page.wait_for_selector("#toast:not([hidden])")
+    # refused with a message in plain words (or, had the tab's own check come first, told so)
+    assert re.search(r"This tab was behind|changed in another tab", page.inner_text("#toast"))
+    page.wait_for_function("v => Number(document.querySelector('#status').dataset.version) > v", arg=g["version"])
+    assert read_page(page)["version"] == api_game(page, gid)["version"]
+    assert api_game(page, gid)["log"][0]["move"] == moves[0]     # the stale tab's move was not played
+    second.close()
+
+
+def test_a_spectator_link_shows_public_information_only(page, server, browser):
+    """The owner's spectator link opens, in another browser (no cookie of the owner), a read-only
+    page: the owner's blind reserve is a card back there, no move can be made."""
+    base, manager = server
+    st = State.new(2, seed=31)
+    for m in ("rL2", "rL1"):                     # the human and the AI each reserve blind
+        st.push(m)
+    gid = open_adopted(page, base, manager, st, ["human", "random"])
+    mine = st.seats[0].reserved[0]
+    assert page.get_attribute("[data-testid=seat][data-seat='0'] [data-testid=reserved-card]", "data-card") == str(mine)
+    page.click("#btn-watch")
+    link = page.input_value("[data-testid=watch-link]")
+    assert "#watch=" in link and gid not in link
+    ctx = browser.new_context(viewport={"width": 1440, "height": 960})
+    try:
+        spy = ctx.new_page()
+        spy.goto(link)
+        spy.wait_for_selector("[data-testid=watching]")
+        shown = read_page_watch(spy)
+        assert shown == [[None], [None]]
+        assert spy.locator("[data-testid=legal-move]").count() == 0 and spy.locator("#btn-hint").is_hidden()
+        html = spy.content()
+        assert f'data-card="{mine}"' not in html and gid not in html
+        if SHOTS:
+            shoot(spy, "spectator.png")
+        # a move by the owner reaches the spectator
+        g = api_game(page, gid)
+        page.click("#legal summary")
+        page.click(f"[data-testid=legal-move][data-move='{g['legalMoves'][0]['move']}']")
+        spy.wait_for_function("() => document.querySelectorAll('[data-testid=log-entry]').length >= 3")
+    finally:
+        ctx.close()
+
+
+def read_page_watch(page):
+    return page.eval_on_selector_all("[data-testid=seat]", """els => els.map(s => [...s.querySelectorAll(
+        '[data-testid=reserved-card]')].map(e => e.dataset.hidden ? null : Number(e.dataset.card)))""")
+
+
+def next_turn_cards(g) -> set[int]:
+    """The market cards the viewer cannot pay now but can after one take from the bank."""
+    me = g["seats"][g["viewer"]]
+    out = set()
+    takes = [[(m >> i) & 1 for i in range(5)] for m in range(1, 32)]
+    takes = [t for t in takes if sum(t) <= 3 and all(not x or g["bank"][i] > 0 for i, x in enumerate(t))]
+    takes += [[2 if j == i else 0 for j in range(5)] for i in range(5) if g["bank"][i] >= 4]
+    for card in (c for row in g["market"] for c in row if c is not None):
+        short = [max(0, CARDS[card].cost[i] - me["bonuses"][i] - me["tokens"][i]) for i in range(5)]
+        if sum(short) <= me["tokens"][5]:
+            continue
+        if any(sum(max(0, s - t[i]) for i, s in enumerate(short)) <= me["tokens"][5] for t in takes):
+            out.add(card)
+    return out
+
+
+def test_buying_power_noble_progress_and_affordable_marks(page, server):
+    base, manager = server
+    st = greedy_game(9)
+    while len(st.move_stack) > 24:             # the middle of a game: bonuses, tokens, a noble in reach
+        st.pop()
+    if st.to_move != 0:
+        st.pop()
+    gid = open_adopted(page, base, manager, st, ["human", "greedy"])
+    g = api_game(page, gid)
+    assert g["yourTurn"]
+    for s in g["seats"]:
+        shown = page.eval_on_selector_all(f"[data-testid=seat][data-seat='{s['seat']}'] [data-testid=power]",
+                                          "els => els.map(e => Number(e.textContent))")
+        assert shown == [s["bonuses"][c] + s["tokens"][c] for c in range(5)]
+        gold = page.inner_text(f"[data-testid=seat][data-seat='{s['seat']}'] [data-testid=power-gold]")
+        assert gold == f"+{s['tokens'][5]} gold"
+    me = g["seats"][0]
+    for noble in g["nobles"]:
+        req = NOBLES[noble].requirement
+        have = sum(min(k, me["bonuses"][c]) for c, k in enumerate(req))
+        el = f"#nobles [data-testid=noble][data-noble='{noble}'] [data-testid=noble-progress]"
+        assert page.get_attribute(el, "data-have") == str(have) and page.get_attribute(el, "data-need") == str(sum(req))
+    buys = {int(m["move"].split("/")[0][1:]) for m in g["legalMoves"] if m["move"].startswith("b")}
+    market = {c for row in g["market"] for c in row if c is not None}
+    marked = set(page.eval_on_selector_all("[data-testid=market-card].buyable", "els => els.map(e => Number(e.dataset.card))"))
+    soon = set(page.eval_on_selector_all("[data-testid=market-card].soon", "els => els.map(e => Number(e.dataset.card))"))
+    assert marked == buys & market
+    assert soon == next_turn_cards(g) and not soon & marked
+
+
+def test_colour_blind_mode_and_keyboard_shortcuts(page, server):
+    base, manager = server
+    gid = start_game(page, base, ["human", "random"], seed=41)
+    page.keyboard.press("c")
+    assert page.evaluate("() => document.body.classList.contains('cb')")
+    symbol = page.evaluate("""() => getComputedStyle(document.querySelector('[data-testid=bank-token][data-colour=b]'),
+                                                     '::after').content""")
+    assert symbol == '"\u25c6"'
+    symbols = page.evaluate("""() => [...new Set([...document.querySelectorAll('.cost')].map(e =>
+        [...e.classList].find(c => c.startsWith('t-')) + getComputedStyle(e, '::after').content))]""")
+    assert all(s.split('"')[1] for s in symbols) and len({s.split('"')[1] for s in symbols}) == len({s[:3] for s in symbols})
+    page.reload()
+    page.wait_for_selector("#status .game-id")
+    assert page.evaluate("() => document.body.classList.contains('cb')")      # kept
+    if SHOTS:
+        shoot(page, "colour-blind.png")
+    page.keyboard.press("c")
+    assert not page.evaluate("() => document.body.classList.contains('cb')")
+    # keys: gems, Enter to take, h hint, u undo, ? the list
+    g = api_game(page, gid)
+    for key in "wbg":
+        page.keyboard.press(key)
+    assert page.locator(".bank-token.picked").count() == 3
+    page.keyboard.press("Enter")
+    wait_for_turn(page, g["version"])
+    g = api_game(page, gid)
+    assert g["log"][0]["move"] == "+wbg"
+    page.keyboard.press("h")
+    page.wait_for_selector("[data-testid=hint-move]")
+    page.keyboard.press("u")
+    page.wait_for_function("v => Number(document.querySelector('#status').dataset.version) > v", arg=g["version"])
+    assert api_game(page, gid)["log"] == []
+    page.keyboard.press("r")
+    page.keyboard.press("Escape")
+    assert page.locator(".bank-token.picked").count() == 0
+    page.keyboard.press("?")
+    assert page.locator("#keys-dialog[open]").count() == 1
+    assert "hint" in page.inner_text("#keys-list")
+
+
+def test_no_null_text_rounds_and_badges_clear_of_costs(page, server):
+    """The return-tokens bar and the AI panel never show the word "null"; the status counts rounds
+    as players do; on Orient and Strongholds cards the badges and the card id never cover a cost."""
+    base, manager = server
+    st = State.new(2, seed=51)
+    for m in ("+wbg", "rL1", "+grk", "rL2", "+wbr", "rL3"):
+        st.push(m)                              # seat 0 has 9 tokens and is to move
+    gid = open_adopted(page, base, manager, st, ["human", "expectimax(depth=1)"])
+    assert page.get_attribute("[data-testid=round]", "data-round") == "4"           # 6 turns of 2 players
+    assert page.inner_text("[data-testid=round]") == "Round 4"
+    g = api_game(page, gid)
+    take = next(m["move"] for m in g["legalMoves"] if m["move"].startswith("+") and "/-" in m["move"])
+    for ch in take.split("/")[0][1:]:
+        page.click(f"[data-testid=bank-token][data-colour={ch}]")
+    page.click("[data-testid=confirm-take]")
+    page.wait_for_selector("[data-testid=return-token]")
+    assert not re.search(r"\bnull\b", page.inner_text("#actionbar")), page.inner_text("#actionbar")
+    for ch in take.split("/-")[1]:
+        page.click(f"[data-testid=return-token][data-colour={ch}]")
+    page.wait_for_selector("#thinking:not([hidden])", timeout=5000) if api_game(page, gid)["thinking"] else None
+    seen = page.evaluate("() => document.querySelector('#thinking').innerText")
+    assert not re.search(r"\bnull\b", seen) and not re.search(r"\bnull\b", page.inner_text("body"))
+    wait_for_turn(page, g["version"])
+    assert not re.search(r"\bnull\b", page.inner_text("body"))
+    for module in ("orient", "strongholds"):
+        from module_positions import decision_position
+        mst, hits = decision_position(module)
+        if module == "strongholds":
+            mst.push(hits[-1])                      # a stronghold on a market card
+        open_adopted(page, base, manager, mst, ["human", "random"])
+        overlaps = page.evaluate("""() => {
+          const box = e => e.getBoundingClientRect();
+          const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          const out = [];
+          for (const card of document.querySelectorAll('.card[data-card]')) {
+            const costs = [...card.querySelectorAll('.cost, .sacrifice')].map(box);
+            for (const b of card.querySelectorAll('.ability, .card-id, .sh-badge'))
+              if (costs.some(c => hit(c, box(b)))) out.push(card.dataset.card + ' ' + b.className);
+          }
+          return out;
+        }""")
+        assert overlaps == [], (module, overlaps)
+        assert page.locator(".card .ability" if module == "orient" else ".card .sh-badge").count() > 0
+
+
+@pytest.mark.parametrize("module", ["", "orient"])
+def test_the_page_fits_a_390_px_phone(browser, server, module):
+    base, manager = server
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        pg = ctx.new_page()
+        pg.goto(base)
+        pg.wait_for_selector("#new-dialog[open]")
+        box = pg.eval_on_selector("#new-dialog", "e => { const b = e.getBoundingClientRect(); return [b.left, b.right]; }")
+        assert box[0] >= 0 and box[1] <= 390
+        start_game(pg, base, ["human", "random"], seed=61, module=module)
+        assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
+        right = pg.eval_on_selector_all(".toolbar > *, .status > *, #actionbar > *",
+                                        "els => Math.max(...els.filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right))")
+        assert right <= 390
+        if SHOTS and not module:
+            pg.screenshot(path=str(Path(SHOTS) / "phone.png"), full_page=True)
+    finally:
+        ctx.close()

@@ -10,7 +10,7 @@ pytest.importorskip("fastapi", reason="the web UI needs fastapi (pip install -e 
 pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (pip install -e '.[test]')")
 
 from module_positions import DECISION, MODULES, decision_position  # noqa: E402
-from test_web import client, manager, new_game, snapshot, wait_for_human  # noqa: E402,F401  (fixtures)
+from test_web import client, manager, new_game, owned, snapshot, wait_for_human  # noqa: E402,F401  (fixtures)
 
 from splendor_ai import CARDS  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
@@ -65,7 +65,7 @@ def test_module_game_with_decisions(client, manager, module):
     g, st, hits = import_position(client, module)
     gid = g["gameId"]
     view = st.view(0)
-    assert g["yourTurn"] and g["position"] == view.position()
+    assert g["yourTurn"] and g["open"] and g["position"] == st.position()    # an uploaded record is open
     listed = {m["move"]: m["description"] for m in g["legalMoves"]}
     assert set(listed) == set(map(str, view.legal_moves))
     for m in hits:
@@ -91,8 +91,8 @@ def test_module_game_with_decisions(client, manager, module):
     assert r.status_code == 200, r.text
     g = wait_for_human(client, gid)
     assert g["log"][-2 if len(g["log"]) > len(before["log"]) + 1 else -1]["move"] == move
-    true = manager.get(gid).state
-    assert g["position"] == true.view(0).position()
+    true = owned(manager, client, gid).state
+    assert g["position"] == true.position()
     seat = g["seats"][0]
     if module == "cities":
         assert seat["cities"] == [hits[-1].city] and hits[-1].city not in g["cities"]

@@ -9,7 +9,7 @@
     splendor review  RECORD... [--seat N|all] [--seconds S | --iterations N] [-j N | --ray ADDRESS]
                      [--json] [--plot FILE.png] [--resume FILE]  (docs/REVIEW.md)
     splendor engine  (JSON lines on stdin/stdout: docs/ENGINE.md)
-    splendor serve   [--host 127.0.0.1] [--port 8000]  (the browser UI: docs/WEB.md)
+    splendor serve   [--host 127.0.0.1] [--port 8000] [--allow-host NAME]  (the browser UI: docs/WEB.md)
 
 Imports are lazy so that the command starts fast: the engine, the players and rich are loaded by
 the subcommand that needs them. Bad input is reported in one line on stderr with exit status 2,
@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "records and replays. Open the printed address in a browser.")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     srv.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    srv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                     help="also answer requests whose Host header names NAME (repeatable; '*' for any). "
+                     "By default only the loopback names and the --host address are answered")
     srv.set_defaults(func=cmd_serve)
     return p
 
@@ -293,7 +296,7 @@ def cmd_serve(args) -> int:
     except ImportError as e:
         raise CLIError(f"the browser UI needs fastapi and uvicorn (pip install fastapi uvicorn): {e}") from None
     print(f"splendor serve: http://{args.host}:{args.port}/  (Ctrl-C to stop)", file=sys.stderr)
-    serve(args.host, args.port)
+    serve(args.host, args.port, allow_hosts=args.allow_host)
     return 0
 
 

@@ -11,8 +11,15 @@ def create_app(*args, **kwargs):
     return _create(*args, **kwargs)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
-    """Run the web app until interrupted."""
+def serve(host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
+          allow_hosts: list[str] | None = None) -> None:
+    """Run the web app until interrupted. The Host header must name the loopback (127.0.0.1,
+    localhost, ::1), the address bound (unless it is a wildcard such as 0.0.0.0) or one of
+    `allow_hosts` ("*": any), so that a page of another site cannot reach the server through
+    DNS rebinding."""
     import uvicorn
-    from .app import create_app as _create
-    uvicorn.run(_create(), host=host, port=port, log_level=log_level)
+    from .app import LOOPBACK_HOSTS, create_app as _create
+    hosts = list(LOOPBACK_HOSTS) + list(allow_hosts or [])
+    if host not in ("0.0.0.0", "::", ""):
+        hosts.append(host)
+    uvicorn.run(_create(allowed_hosts=hosts), host=host, port=port, log_level=log_level)

@@ -3,8 +3,8 @@
 Routes (all JSON; the full list with examples is in docs/WEB.md):
 
     GET  /                                   the page (static/index.html, app.js, style.css)
-    GET  /api/health, /api/catalog, /api/games
-    POST /api/games                          new game            {players, seats, seed, firstPlayer, hintSpec, module}
+    GET  /api/health, /api/catalog, /api/games (this browser's games)
+    POST /api/games                          new game            {players, seats, seed, firstPlayer, hintSpec, module, open}
     POST /api/games/import                   game from a record  {record, humans, game}
     GET  /api/games/{id}[?seat=S]            the game as a human seat sees it
     DELETE /api/games/{id}
@@ -13,16 +13,24 @@ Routes (all JSON; the full list with examples is in docs/WEB.md):
     POST /api/games/{id}/hint                {limit, spec}
     POST /api/games/{id}/analysis            {limit, spec, topK, seat}  (202: runs in the background)
     GET  /api/games/{id}/analysis
-    GET  /api/games/{id}/record              the game record (JSON Lines), as a download
+    GET  /api/games/{id}/record              the game record (JSON Lines; open games only)
     GET  /api/games/{id}/replay?step=K       the board after K moves
+    GET  /api/watch/{watchId}[/replay?step=K] the game as a spectator sees it (public information)
 
-Every refused request gets a 4xx response `{"error": "...", "status": N, "field": "..."}` and leaves
-the game unchanged.
+Every request passes `Guard` first: the Host header must be one this server answers to (a web
+page of another site cannot reach it through DNS rebinding), a body is at most `MAX_BODY` bytes,
+and the browser gets its client token (an HttpOnly, SameSite=Strict cookie) that owns its games.
+Every refused request gets a 4xx/5xx response `{"error": "...", "status": N, "field": "..."}` and
+leaves the game unchanged.
 """
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+import secrets
 from contextlib import asynccontextmanager
+from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +39,116 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ...errors import SplendorError
 from .games import (DEFAULT_AI, DEFAULT_ANALYSIS_LIMIT, DEFAULT_HINT_LIMIT, AI_NAMES, ApiError, GameManager,
                     catalog_json, check_search_spec, hint_json, parse_limit)
+from .scheduler import Cancelled
+
+MAX_BODY = 2 * 2 ** 20           # bytes of a request body (a record file of a few hundred games)
+COOKIE = "splendor_client"
+CLIENT_HEADER = "x-splendor-client"
+COOKIE_MAX_AGE = 30 * 24 * 3600
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,64}")
+
+
+def _host_name(value: str) -> str:
+    """The host of a Host header, without the port ("[::1]:8000" -> "::1")."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def _error(status: int, message: str, headers: list | None = None):
+    body = json.dumps({"error": message, "status": status}).encode()
+    return status, [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())] + (
+        headers or []), body
+
+
+class Guard:
+    """ASGI middleware: the Host allow-list, the body-size limit and the client token."""
+
+    def __init__(self, app, allowed_hosts: list[str] | None = None, max_body: int = MAX_BODY):
+        self.app = app
+        hosts = [h.lower() for h in (allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS)]
+        self.any_host = "*" in hosts
+        self.hosts = {_host_name(h) if not h.startswith("[") else h[1:-1] for h in hosts}
+        self.max_body = max_body
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = _host_name(headers.get("host", ""))
+        if not self.any_host and host not in self.hosts:
+            return await self._send(send, *_error(
+                400, f"host: this server answers to {', '.join(sorted(self.hosts))} only, not "
+                f"{headers.get('host', '')[:80]!r} (splendor serve --allow-host adds a name)"))
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return await self._send(send, *_error(
+                413, f"the request body is larger than this server's limit of {self.max_body} bytes"))
+        # the whole body is read here, up to the limit (bodies sent without a length included)
+        chunks, size, more = [], 0, True
+        if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
+            while more:
+                msg = await receive()
+                if msg["type"] == "http.disconnect":
+                    return
+                body = msg.get("body", b"")
+                size += len(body)
+                if size > self.max_body:
+                    return await self._send(send, *_error(
+                        413, f"the request body is larger than this server's limit of {self.max_body} bytes"))
+                chunks.append(body)
+                more = msg.get("more_body", False)
+        whole = b"".join(chunks)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": whole, "more_body": False}
+            return await receive()
+
+        client = headers.get(CLIENT_HEADER, "")
+        if not _TOKEN.fullmatch(client):
+            cookie = SimpleCookie()
+            try:
+                cookie.load(headers.get("cookie", ""))
+            except Exception:
+                pass
+            client = cookie[COOKIE].value if COOKIE in cookie else ""
+        new = not _TOKEN.fullmatch(client)
+        if new:
+            client = secrets.token_urlsafe(24)
+        scope["splendor.client"] = client
+
+        async def send_with_cookie(msg):
+            if new and msg["type"] == "http.response.start":
+                msg = dict(msg)
+                msg["headers"] = list(msg.get("headers", [])) + [(
+                    b"set-cookie", f"{COOKIE}={client}; Path=/; Max-Age={COOKIE_MAX_AGE}; HttpOnly; "
+                    "SameSite=Strict".encode())]
+            await send(msg)
+
+        await self.app(scope, replay if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE") else receive,
+                       send_with_cookie)
+
+    @staticmethod
+    async def _send(send, status, headers, body):
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def client_of(request: Request) -> str:
+    return request.scope["splendor.client"]
+
 
 STATIC = Path(__file__).parent / "static"
 
@@ -60,6 +174,7 @@ class NewGameBody(_Body):
     firstPlayer: int = 0
     hintSpec: str | None = None
     module: str | None = None
+    open: bool = False
 
 
 class MoveBody(_Body):
@@ -126,8 +241,10 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
     return JSONResponse(out, status_code=422)
 
 
-def create_app(manager: GameManager | None = None) -> FastAPI:
-    """The app; `manager` holds its games (a new one by default)."""
+def create_app(manager: GameManager | None = None, allowed_hosts: list[str] | None = None,
+               max_body: int = MAX_BODY) -> FastAPI:
+    """The app; `manager` holds its games (a new one by default); `allowed_hosts` are the names the
+    Host header may give (default: the loopback names; "*": any)."""
     from ... import __version__
     manager = manager or GameManager()
 
@@ -136,13 +253,16 @@ def create_app(manager: GameManager | None = None) -> FastAPI:
         yield
         manager.shutdown()
 
-    app = FastAPI(title="splendor_ai", version=__version__, lifespan=lifespan,
+    # no /docs or /redoc: their pages load scripts from a CDN (the schema stays at /openapi.json)
+    app = FastAPI(title="splendor_ai", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Play Splendor against the AI in the browser: see docs/WEB.md.")
     app.state.manager = manager
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts, max_body=max_body)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
-        return JSONResponse(exc.to_json(), status_code=exc.status)
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+        return JSONResponse(exc.to_json(), status_code=exc.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -152,9 +272,9 @@ def create_app(manager: GameManager | None = None) -> FastAPI:
     async def _http_error(request: Request, exc: StarletteHTTPException):
         detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         if exc.status_code == 404:
-            detail = f"not found: {request.method} {request.url.path}"
+            detail = f"not found: {request.method} {request.url.path[:100]}"
         elif exc.status_code == 405:
-            detail = f"method {request.method} is not allowed on {request.url.path}"
+            detail = f"method {request.method} is not allowed on {request.url.path[:100]}"
         return JSONResponse({"error": detail, "status": exc.status_code}, status_code=exc.status_code,
                             headers=getattr(exc, "headers", None))
 
@@ -169,8 +289,8 @@ def create_app(manager: GameManager | None = None) -> FastAPI:
     # -- information -------------------------------------------------------------------------------------
 
     @app.get("/api/health")
-    def health():
-        return {"ok": True, "version": __version__, "games": len(manager.games)}
+    def health(request: Request):
+        return {"ok": True, "version": __version__, "games": len(manager.list_json(client_of(request)))}
 
     @app.get("/api/catalog")
     def catalog():
@@ -178,72 +298,97 @@ def create_app(manager: GameManager | None = None) -> FastAPI:
                 "defaultHintLimit": DEFAULT_HINT_LIMIT, "defaultAnalysisLimit": DEFAULT_ANALYSIS_LIMIT}
 
     @app.get("/api/games")
-    def list_games():
-        return {"games": manager.list_json()}
+    def list_games(request: Request):
+        return {"games": manager.list_json(client_of(request))}
 
     # -- games ---------------------------------------------------------------------------------------------
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGameBody):
-        game = manager.create(body.players, body.seats, body.seed, body.firstPlayer, body.hintSpec, body.module)
+    def new_game(body: NewGameBody, request: Request):
+        game = manager.create(client_of(request), body.players, body.seats, body.seed, body.firstPlayer,
+                              body.hintSpec, body.module, body.open)
         return game.to_json()
 
     @app.post("/api/games/import", status_code=201)
-    def import_game(body: ImportBody):
-        game = manager.import_record(body.record, body.humans, body.game)
+    def import_game(body: ImportBody, request: Request):
+        game = manager.import_record(client_of(request), body.record, body.humans, body.game)
         return game.to_json()
 
     @app.get("/api/games/{gid}")
-    def get_game(gid: str, seat: int | None = Query(None)):
-        return manager.get(gid).to_json(seat)
+    def get_game(gid: str, request: Request, seat: int | None = Query(None)):
+        return manager.get(gid, client_of(request)).to_json(seat)
 
     @app.delete("/api/games/{gid}")
-    def delete_game(gid: str):
-        manager.delete(gid)
+    def delete_game(gid: str, request: Request):
+        manager.delete(gid, client_of(request))
         return {"deleted": gid}
 
     @app.post("/api/games/{gid}/move")
-    def move(gid: str, body: MoveBody):
-        return manager.get(gid).play(body.move, body.version)
+    def move(gid: str, body: MoveBody, request: Request):
+        return manager.get(gid, client_of(request)).play(body.move, body.version)
 
     @app.post("/api/games/{gid}/undo")
-    def undo(gid: str, body: UndoBody | None = None):
-        return manager.get(gid).undo(body.version if body else None)
+    def undo(gid: str, request: Request, body: UndoBody | None = None):
+        return manager.get(gid, client_of(request)).undo(body.version if body else None)
 
     @app.post("/api/games/{gid}/hint")
-    async def hint(gid: str, body: HintBody | None = None):
+    async def hint(gid: str, request: Request, body: HintBody | None = None):
         body = body or HintBody()
-        game = manager.get(gid)
-        limit = parse_limit(body.limit, default=DEFAULT_HINT_LIMIT)
-        spec = check_search_spec(body.spec) if body.spec is not None else None
-        view, limit, spec, seed = game.hint_inputs(limit, spec)
-        loop = asyncio.get_running_loop()
-        # the search runs in the pool: the server keeps answering other requests meanwhile
-        out = await loop.run_in_executor(manager.executor, hint_json, view, limit, spec, seed)
-        return {"gameId": gid, **out}
+        client = client_of(request)
+
+        def prepare():
+            game = manager.get(gid, client)
+            limit = parse_limit(body.limit, default=DEFAULT_HINT_LIMIT)
+            st = game.state
+            spec = (check_search_spec(body.spec, "spec", st.players, st.module) if body.spec is not None else None)
+            return game.hint_task(limit, spec)
+
+        task = await run_in_threadpool(prepare)
+        try:
+            # the search runs on the scheduler's workers: the server keeps answering meanwhile
+            a = await asyncio.wrap_future(task.future)
+        except Cancelled:
+            raise ApiError(409, "the hint was cancelled (the game changed)") from None
+        except SplendorError as e:
+            raise ApiError(409, f"hint: {e}") from None
+        finally:
+            if not task.future.done():
+                task.cancel()
+        return {"gameId": gid, **hint_json(a)}
 
     @app.post("/api/games/{gid}/analysis", status_code=202)
-    def start_analysis(gid: str, body: AnalysisBody | None = None):
+    def start_analysis(gid: str, request: Request, body: AnalysisBody | None = None):
         body = body or AnalysisBody()
-        game = manager.get(gid)
+        game = manager.get(gid, client_of(request))
         limit = parse_limit(body.limit, default=DEFAULT_ANALYSIS_LIMIT)
-        spec = check_search_spec(body.spec) if body.spec is not None else None
+        st = game.state
+        spec = check_search_spec(body.spec, "spec", st.players, st.module) if body.spec is not None else None
         if not 1 <= body.topK <= 50:
             raise ApiError(422, f"topK: expected 1-50, got {body.topK}", "topK")
         return game.start_analysis(limit, spec, body.topK, body.seat)
 
     @app.get("/api/games/{gid}/analysis")
-    def get_analysis(gid: str):
-        return manager.get(gid).analysis_json()
+    def get_analysis(gid: str, request: Request):
+        return manager.get(gid, client_of(request)).analysis_json()
 
     @app.get("/api/games/{gid}/record")
-    def record(gid: str):
-        rec = manager.get(gid).record()
+    def record(gid: str, request: Request):
+        rec = manager.get(gid, client_of(request)).record()
         return Response(rec.to_line() + "\n", media_type="application/x-ndjson",
-                        headers={"Content-Disposition": f'attachment; filename="splendor-{gid}.jsonl"'})
+                        headers={"Content-Disposition": 'attachment; filename="splendor-game.jsonl"'})
 
     @app.get("/api/games/{gid}/replay")
-    def replay(gid: str, step: int = Query(...), seat: int | None = Query(None)):
-        return manager.get(gid).replay_json(step, seat)
+    def replay(gid: str, request: Request, step: int = Query(...), seat: int | None = Query(None)):
+        return manager.get(gid, client_of(request)).replay_json(step, seat)
+
+    # -- spectators ---------------------------------------------------------------------------------------
+
+    @app.get("/api/watch/{wid}")
+    def watch(wid: str):
+        return manager.watch(wid).watch_json()
+
+    @app.get("/api/watch/{wid}/replay")
+    def watch_replay(wid: str, step: int = Query(...)):
+        return manager.watch(wid).replay_json(step, spectator=True)
 
     return app

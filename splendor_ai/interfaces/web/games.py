@@ -4,54 +4,71 @@ This module knows nothing about HTTP: `splendor_ai.interfaces.web.app` maps requ
 `ApiError` into JSON error responses. Every game has its own lock; a request checks everything
 before it changes anything, so a bad request leaves the game exactly as it was.
 
-AI moves, analyses and hints search in a thread pool (the C search releases the GIL), never on
-the request thread. An AI move is a `Job`: its progress (iterations, the moves it leans to, masked
-so that nothing hidden from the viewer leaks) is part of the game's JSON while it runs; when it
-ends it plays its move only if the game is still where it was when the search started (an undo
-meanwhile cancels it).
+Who sees what (docs/WEB.md, "Hidden information"):
+- Every game belongs to one client (a browser, known by an unguessable token in a cookie); only
+  that client can see, play, hint or delete it, and `GET /api/games` lists only its games. Game ids
+  are unguessable too. A game also has a spectator id: its page shows public information only.
+- A *closed* game (the default) never sends anything from which a hidden card follows: no deal
+  seed, no true position, no record (it holds the deck order), no search seed. The rules the project
+  follows (../shared/RULES.md, "Hidden information") keep the decks' order and the cards reserved
+  blind hidden from the other players for the whole game and say nothing of showing them at its
+  end, so a closed game keeps them hidden after it ends too. The AI's search seeds come from a
+  secret of the server, never from the deal seed. After an undo the decks' unseen cards are
+  shuffled again, so that a card seen and taken back tells nothing about the next draw.
+- An *open* game (created as one, or uploaded as a record, whose owner has the whole deal) shows
+  everything: seed, true position, every reserved card, the record.
 
-Hidden information: the JSON of a game is the `View` of one human seat; hints and analyses search
-that seat's view. The true state leaves the server only as a game record (download), which a
-player asks for to save the game.
+AI moves, hints and analyses are `scheduler.Task`s: they run in time slices on the scheduler's
+workers, shared fairly between clients, within limits on count and memory.
 """
 from __future__ import annotations
 
+import math
+import os
 import random
 import secrets
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Any
 
 from ...cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
 from ...errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
 from ...state import MODULES, Config, State, View
-
 from ...players.spec import DEFAULT_AI
+from .scheduler import Busy, Cancelled, Scheduler, Task
+
 HINT_FALLBACK_SPEC = "mcts(seconds=1)"
 AI_NAMES = ("random", "greedy", "mcts", "expectimax")
 MAX_SECONDS = 30.0              # a cap on any search the server runs for one request or AI move
 MAX_ITERATIONS = 2_000_000
-MAX_WORKERS = 4
+MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))   # threads of one search: no more than the cores
 MAX_DEPTH = 4
-MAX_GAMES = 100
+MAX_SEARCH_NODES = 2_000_000    # tree nodes of one search (about 650 MB): a 10 s search fits
+NODES_PER_SECOND = 250_000      # per search thread, to reserve memory for a search limited by time
+MAX_GAMES = 200                 # games on the server
+MAX_GAMES_PER_CLIENT = 30       # games of one browser (beyond: its least recently used idle one closes)
+IDLE_SECONDS = 2 * 3600         # a game nobody looked at for this long is closed
+TOMBSTONES = 2000               # closed games remembered, to say why they are gone
 #: this server's caps, tighter than the table of bounds (players/bounds.py) that every entry point checks
 SERVER_CAPS = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": MAX_WORKERS, "depth": MAX_DEPTH}
 REPORT_EVERY = 0.2              # seconds between progress reports of a search
 DEFAULT_HINT_LIMIT = {"seconds": 1.0}
 DEFAULT_ANALYSIS_LIMIT = {"seconds": 2.0}
+_HINT_SALT = 0x68696E74         # keeps the hint searches' seeds apart from the AI seats'
 
 
 class ApiError(Exception):
     """A request the server refuses: HTTP status, a one-line message naming the problem, and the
     request field at fault when there is one."""
 
-    def __init__(self, status: int, message: str, field: str | None = None):
+    def __init__(self, status: int, message: str, field: str | None = None, retry_after: int | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
+        self.retry_after = retry_after
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"error": self.message, "status": self.status}
@@ -59,25 +76,39 @@ class ApiError(Exception):
             out["field"] = self.field
         return out
 
-
-class _Cancelled(Exception):
-    pass
+    @classmethod
+    def busy(cls, e: Busy) -> "ApiError":
+        return cls(503, e.message, retry_after=e.retry_after)
 
 
 def player_name(seat: int) -> str:
     return f"Player {seat + 1}"
 
 
+def derive_seed(seed: int, *parts: int) -> int:
+    from ...players.mcts import derive_seed as _derive
+    return _derive(seed, *parts)
+
+
 # -- checking inputs ---------------------------------------------------------------------------------
 
-def check_ai_spec(spec: str, field: str = "seats") -> str:
-    """A usable AI spec (a hidden-information player within the server's search caps), stripped."""
-    from ...analysis import check_search_spec as check_search
-    from ...players import make_player
+def _trial_view(players: int = 2, module: str | None = None) -> View:
+    cfg = Config(players=players, modules=(module,) if module else ())
+    return State.new(players, seed=0, config=cfg).view(0)
+
+
+def check_ai_spec(spec: str, field: str = "seats", players: int = 2, module: str | None = None) -> str:
+    """A usable AI spec (a hidden-information player within the server's caps), stripped. The
+    player is built and, for a search, runs one iteration on a start position of the game, so a
+    spec that would fail inside the search is refused here, never in the middle of a game."""
+    from ...analysis import _make_search_player
+    from ...players import Limit, make_player
     from ...players.bounds import short
     from ...players.spec import check_spec
     if not isinstance(spec, str) or not spec.strip():
         raise ApiError(422, f"{field}: expected 'human' or an AI spec such as {DEFAULT_AI!r}", field)
+    if len(spec) > 200:
+        raise ApiError(422, f"{field}: a player spec is at most 200 characters, got {len(spec)}", field)
     spec = spec.strip()
     try:
         name, _ = check_spec(spec, SERVER_CAPS)     # the table of bounds, then this server's caps
@@ -88,7 +119,12 @@ def check_ai_spec(spec: str, field: str = "seats") -> str:
                        "(or 'human')", field)
     try:
         if name == "mcts":
-            check_search(spec)     # refuses mode='perfect' (it would see hidden cards)
+            player = _make_search_player(spec, 0)     # refuses mode='perfect' (it would see hidden cards)
+            try:
+                search = player.new_search(_trial_view(players, module), Limit(iterations=1))
+                search.run()
+            finally:
+                player.close()
         else:
             player = make_player(spec, 0)
             perfect = getattr(player, "perfect_information", False)
@@ -97,11 +133,15 @@ def check_ai_spec(spec: str, field: str = "seats") -> str:
                 raise ConfigError(f"spec {short(spec)}: a perfect-information player would see hidden cards")
     except ConfigError as e:
         raise ApiError(422, f"{field}: {e}", field) from None
+    except (TypeError, ValueError, OverflowError, MemoryError) as e:
+        text = str(e)
+        raise ApiError(422, f"{field}: this server cannot run {name}(...) with these settings: "
+                       f"{text[:160]}", field) from None
     return spec
 
 
-def check_search_spec(spec: str, field: str = "spec") -> str:
-    spec = check_ai_spec(spec, field)
+def check_search_spec(spec: str, field: str = "spec", players: int = 2, module: str | None = None) -> str:
+    spec = check_ai_spec(spec, field, players, module)
     if not spec.startswith("mcts"):
         raise ApiError(422, f"{field}: hints and analysis need an mcts(...) search spec, got {spec!r}", field)
     return spec
@@ -121,6 +161,41 @@ def parse_limit(obj, field: str = "limit", default: dict | None = None):
         return Limit.from_json(obj, where=field, fields=("iterations", "seconds"), caps=SERVER_CAPS)
     except BoundsError as e:
         raise ApiError(422, str(e), e.field) from None
+
+
+# -- search memory -------------------------------------------------------------------------------------
+
+def search_nodes(player, limit=None) -> int:
+    """The most tree nodes a search of `player` under `limit` may use on this server: its
+    iterations (a node per iteration), or its seconds at `NODES_PER_SECOND` per thread, within
+    `MAX_SEARCH_NODES` and the player's own `max_nodes`. The search is then built with that cap,
+    so the reservation is an upper bound."""
+    from ...players.mcts import MCTSPlayer
+    if not isinstance(player, MCTSPlayer):
+        return 0
+    it = limit.iterations if limit and limit.iterations else (player.iterations if not (limit and limit.seconds) else None)
+    sec = limit.seconds if limit and limit.seconds else (player.seconds if not (limit and limit.iterations) else None)
+    bounds = [MAX_SEARCH_NODES, player.max_nodes * player.workers]
+    if it:
+        bounds.append(it + 1000 * player.workers)
+    if sec:
+        bounds.append(int(sec * NODES_PER_SECOND * player.workers) + 1000)
+    return int(min(bounds))
+
+
+def cap_nodes(player, nodes: int) -> None:
+    """Build the player's searches with at most `nodes` tree nodes in all."""
+    if nodes:
+        player.max_nodes = max(1000, math.ceil(nodes / player.workers))
+
+
+def _with_max_nodes(spec: str, nodes: int) -> str:
+    """`spec` with max_nodes capped at `nodes` per search thread."""
+    from ...players.spec import parse_spec
+    name, kwargs = parse_spec(spec)
+    workers = kwargs.get("workers", 1)
+    kwargs["max_nodes"] = min(kwargs.get("max_nodes", nodes), max(1000, math.ceil(nodes / workers)))
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
 
 
 # -- what the page sees --------------------------------------------------------------------------------
@@ -175,7 +250,7 @@ def board_json(view: View) -> dict:
         seats.append(seat)
     result = view.result()
     out = {
-        "players": view.players, "module": module, "viewer": view.seat, "toMove": view.to_move, "turn": view.turn,
+        "players": view.players, "module": module, "viewer": getattr(view, "seat", None), "toMove": view.to_move, "turn": view.turn,
         "finalRound": view.final_round, "over": view.is_over(),
         "result": result.to_json() if result else None,
         "bank": list(view.bank), "market": [list(row) for row in view.market],
@@ -191,50 +266,179 @@ def board_json(view: View) -> dict:
     return out
 
 
-def _visible_cards(view: View) -> set[int]:
-    seen = {c for row in view.market for c in row if c is not None}
-    for s in view.seats:
-        seen.update(s.cards)
-        seen.update(c for c in s.reserved if c is not None)
-    seen.update(view.discard)
-    return seen
+def public_view(state: State) -> View:
+    """What everyone sees (a spectator): the market, the bank, every seat's public holdings; the
+    decks' order and every blind reserve hidden, whoever holds it."""
+    from ... import position as pos
+    d = pos.from_text(state.view(0).position())
+    for s in d["seats"]:
+        s["reserved"] = [(None, deck) if deck is not None else (card, deck) for card, deck in s["reserved"]]
+    return View.from_position(pos.to_text(d), seat=0)
 
 
-def _mask_move(move: str, visible: set[int]) -> str | None:
-    """A move as a viewer may see it: None when it names a card hidden from the viewer."""
-    import re
-    for m in re.finditer(r"(?:^|/)(?:b|r|f|d|t|x|m)([0-9]+)(?::([0-9]+))?", move):
-        if int(m[1]) not in visible or (m[2] is not None and int(m[2]) not in visible):
-            return None
-    return move
+def redeal_unseen(record, rng: random.Random, vary: set[int] = frozenset()) -> State:
+    """The game of `record` played again from a start whose decks keep, in order, every card that
+    left them during the game, and hold the cards that never left in a new random order. The cards
+    in `vary` (cards that left the decks unseen by some seat: reserved blind) are exchanged for
+    random cards that never left their deck. Every seat that did not see a varied card sees the
+    same game as before. Used after an undo (the decks' unseen order is dealt again) and by the
+    tests that compare twin games."""
+    from ...records import GameRecord  # noqa: F401  (the record's type)
+    start = State(record.start).to_json()
+    decks = [list(d["cards"]) for d in start["decks"]]
+    drawn: list[list[int]] = [[] for _ in decks]
+    deck_of = {c: i for i, d in enumerate(decks) for c in d}
+    for cards in record.revealed:
+        for c in cards:
+            drawn[deck_of[c]].append(c)
+    for i, deck in enumerate(decks):
+        k = len(drawn[i])
+        assert deck[:k] == drawn[i], "a deck is drawn from the top"
+        rest = deck[k:]
+        rng.shuffle(rest)
+        new_top = []
+        for c in drawn[i]:
+            if c in vary and rest:
+                j = rng.randrange(len(rest))
+                c, rest[j] = rest[j], c
+            new_top.append(c)
+        rng.shuffle(rest)
+        decks[i] = new_top + rest
+    for d, cards in zip(start["decks"], decks):
+        d["cards"] = cards
+    st = State.from_json(start)
+    for m in record.moves:
+        st.push(m)
+    return st
 
 
-# -- jobs ------------------------------------------------------------------------------------------------
 
-@dataclass
-class Job:
-    """A search running in the pool for one game: an AI move or an analysis."""
+# -- searches --------------------------------------------------------------------------------------------
 
-    kind: str                      # "ai" or "analysis"
-    version: int                   # the game's version when it started
-    seat: int
-    spec: str
-    budget: dict
-    started: float = field(default_factory=time.monotonic)
-    cancelled: threading.Event = field(default_factory=threading.Event)
-    progress: Any = None
-    result: Any = None
-    error: str | None = None
-    done: bool = False
-    future: Future | None = None
+class AiTask(Task):
+    """An AI seat's move: a fresh player of the seat's spec (seeded from the game's secret, the seat
+    and the turn), searching the seat's own view in slices. Its progress is shown masked: how long
+    and how far it searched, and its overall win estimate, never its candidate moves."""
 
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
+    kind = "ai"
 
-    def check(self) -> None:
-        if self.cancelled.is_set():
-            raise _Cancelled
+    def __init__(self, client: str, version: int, seat: int, spec: str, view: View, seed: int):
+        from ...players import make_player
+        self.version, self.seat, self.spec, self.view = version, seat, spec, view
+        self.player = make_player(spec, seed=seed)
+        from ...players.mcts import MCTSPlayer
+        self.mcts = isinstance(self.player, MCTSPlayer)
+        nodes = search_nodes(self.player)
+        cap_nodes(self.player, nodes) if self.mcts else None
+        super().__init__(client, nodes)
+        self.budget = ({"iterations": self.player.iterations} if self.mcts and self.player.iterations
+                       else {"seconds": self.player.seconds} if self.mcts and self.player.seconds else {})
+        if not self.mcts and getattr(self.player, "depth", None):
+            self.budget = {"depth": self.player.depth}
+        self.search = None
+        self.iterations = 0
+        self.winrate: float | None = None
+        self.searched = 0.0
+        self.move = None
+        self.figures: str | None = None
 
+    def step(self, seconds: float) -> bool:
+        if not self.mcts:
+            t0 = time.perf_counter()
+            decision = self.player.choose(self.view)
+            self.result = (str(decision.move), f"{time.perf_counter() - t0:.1f} s")
+            return True
+        if self.search is None:
+            self.search = self.player.new_search(self.view, None)
+        self.search.run(seconds)
+        s = self.search
+        self.iterations, self.searched = s.iterations_done, s.elapsed
+        _, seat_wr = s.root_summary()
+        wr = seat_wr[self.view.to_move]
+        self.winrate = None if wr != wr else round(wr, 4)
+        if not s.done():
+            return False
+        move = s.ranked(1)[0].move
+        figures = f"{self.iterations:,} iterations, {self.searched:.1f} s"
+        if self.winrate is not None:
+            figures = f"its win estimate {round(100 * self.winrate)}%, " + figures
+        self.result = (str(move), figures)
+        return True
+
+    def close(self) -> None:
+        self.player.close()
+        self.search = None
+
+    def progress(self) -> float:
+        b = self.budget
+        if "iterations" in b and b["iterations"]:
+            return min(1.0, self.iterations / b["iterations"])
+        if "seconds" in b and b["seconds"]:
+            return min(1.0, self.searched / b["seconds"])
+        return 0.0
+
+
+class SearchTask(Task):
+    """A hint or an analysis: the analysis search (`splendor_ai.analysis`) of one human seat's view,
+    in slices, with a progress report about every REPORT_EVERY seconds of search."""
+
+    def __init__(self, client: str, kind: str, view: View, spec: str, seed: int, limit, top_k: int,
+                 version: int):
+        from ...analysis import _make_search_player
+        self.kind, self.view, self.spec, self.seed, self.limit, self.top_k = kind, view, spec, seed, limit, top_k
+        self.version = version
+        probe = _make_search_player(spec, 0)
+        try:
+            nodes = search_nodes(probe, limit)
+        finally:
+            probe.close()
+        super().__init__(client, nodes, urgent=True)
+        self.budget = {k: v for k, v in (("iterations", limit.iterations if limit else None),
+                                         ("seconds", limit.seconds if limit else None)) if v}
+        self.s = None
+        self.progress_analysis = None
+        self._reported = 0.0
+
+    def step(self, seconds: float) -> bool:
+        from ...analysis import _Search
+        if self.s is None:
+            self.s = _Search(self.view, _with_max_nodes(self.spec, self.nodes), self.seed, self.limit)
+        search = self.s.search
+        search.run(seconds)
+        if search.done():
+            self.result = self._public(self.s._collect(self.top_k, done=True))
+            return True
+        if search.elapsed - self._reported >= REPORT_EVERY:
+            self._reported = search.elapsed
+            self.progress_analysis = self._public(self.s._collect(self.top_k, done=False))
+        return False
+
+    def _public(self, a):
+        return replace(a, spec=self.spec)
+
+    def close(self) -> None:
+        if self.s is not None:
+            self.s.player.close()
+
+
+def analysis_json(a) -> dict:
+    """An Analysis as the page gets it: the engine's format without the search seed (a seed of the
+    server's secret is never sent)."""
+    out = a.to_json()
+    out["rootInfo"].pop("seed", None)
+    return out
+
+
+def hint_json(a) -> dict:
+    from ...analysis import Hint, _reason
+    best = a.moves[0]
+    runner = a.moves[1] if len(a.moves) > 1 else None
+    h = Hint(best.move, best.description, _reason(a, best, runner), runner, a).to_json()
+    h["rootInfo"].pop("seed", None)
+    return h
+
+
+# -- the log ------------------------------------------------------------------------------------------
 
 @dataclass
 class LogEntry:
@@ -249,27 +453,40 @@ class LogEntry:
                 "description": self.description, "by": self.by, "figures": self.figures}
 
 
-class WebGame:
-    """One game: the true state, the seats' roles, the log, and the searches running for it. An
-    `mcts` AI seat searches through `analysis` (which reports progress); other AI seats get a fresh
-    bot from their spec for every move."""
+def _seats_setup(specs: list[str]) -> list[dict]:
+    return [{"seat": s, "name": player_name(s), "kind": "human" if spec == "human" else "ai", "spec": spec}
+            for s, spec in enumerate(specs)]
 
-    def __init__(self, manager: "GameManager", gid: str, state: State, seed: int, specs: list[str],
-                 hint_spec: str | None = None, start: str | None = None):
+
+class WebGame:
+    """One game: the true state, the seats' roles, the log, and the searches running for it."""
+
+    def __init__(self, manager: "GameManager", gid: str, client: str, state: State, seed: int | None,
+                 specs: list[str], hint_spec: str | None = None, start: str | None = None,
+                 open_game: bool = False, secret: int | None = None):
         self.manager = manager
         self.id = gid
+        self.watch_id = secrets.token_urlsafe(12)
+        self.client = client
         self.lock = threading.RLock()
         self.state = state
         self.seed = seed
+        self.open = open_game
+        # the AI's and the hints' search seeds: from the deal seed only where the deal is public
+        self.secret = (secret if secret is not None else seed if open_game and seed is not None
+                       else secrets.randbits(64))
         self.specs = list(specs)
         self.humans = {s for s, spec in enumerate(specs) if spec == "human"}
         self.hint_spec = hint_spec or self._default_hint_spec()
         self.start = start or self._start_position()
+        self.first_player = State(self.start).to_json()["first_player"]
         self.version = 0
         self.log: list[LogEntry] = []
-        self.ai_job: Job | None = None
+        self.ai_task: AiTask | None = None
         self.ai_error: str | None = None
-        self.analysis_job: Job | None = None
+        self.ai_waiting: str | None = None     # why the AI's search is not running yet (server busy)
+        self.analysis_task: SearchTask | None = None
+        self.analysis_error: str | None = None
         self.touched = time.monotonic()
 
     # -- setup -------------------------------------------------------------------------------------
@@ -287,11 +504,14 @@ class WebGame:
         return first.position()
 
     def seat_seed(self, seat: int) -> int:
-        return (self.seed + 7919 * seat) % 2 ** 64
+        return (self.secret + 7919 * seat) % 2 ** 64
 
     def close(self) -> None:
         with self.lock:
-            self._cancel_jobs()
+            self._cancel_tasks()
+
+    def busy(self) -> bool:
+        return self.ai_task is not None or (self.analysis_task is not None and not self.analysis_task.future.done())
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -310,55 +530,101 @@ class WebGame:
             return st.to_move
         return min(self.humans)
 
+    def _board(self, st: State, viewer: int | None) -> dict:
+        """The board as `viewer` sees it (None: a spectator); an open game shows everything."""
+        if self.open:
+            out = board_json(st)
+        else:
+            out = board_json(st.view(viewer) if viewer is not None else public_view(st))
+        out["viewer"] = viewer
+        return out
+
+    def _common(self) -> dict:
+        out = {"gameId": self.id, "version": self.version, "open": self.open, "firstPlayer": self.first_player,
+               "seatsSetup": _seats_setup(self.specs)}
+        if self.open:
+            out["seed"] = self.seed
+        return out
+
     def to_json(self, seat: int | None = None) -> dict:
         with self.lock:
             self.touched = time.monotonic()
+            if self.ai_task is None:
+                self._maybe_start_ai()             # an AI move the busy server could not start yet
             viewer = self.viewer(seat)
             st = self.state
-            view = st.view(viewer)
-            out = {"gameId": self.id, "version": self.version, "seed": self.seed,
-                   "seatsSetup": [{"seat": s, "name": player_name(s), "kind": "human" if spec == "human" else "ai",
-                                   "spec": spec} for s, spec in enumerate(self.specs)],
-                   "hintSpec": self.hint_spec, **board_json(view)}
+            out = {**self._common(), "watchId": self.watch_id, "hintSpec": self.hint_spec,
+                   **self._board(st, viewer)}
+            if self.open:
+                out["truePosition"] = st.position()
             human_turn = st.to_move in self.humans and not st.is_over()
             out["yourTurn"] = human_turn and st.to_move == viewer
+            view = st.view(viewer)
             out["legalMoves"] = ([{"move": str(m), "description": view.describe(m)} for m in view.legal_moves]
                                  if out["yourTurn"] else [])
-            out["thinking"] = self._thinking_json(view) if self.ai_job is not None else None
+            out["thinking"] = self._thinking_json()
             out["aiError"] = self.ai_error
             out["log"] = [e.to_json(i + 1) for i, e in enumerate(self.log)]
             out["canUndo"] = self._undo_count() > 0
             out["moveCount"] = len(self.log)
+            out["recordAvailable"] = self.open
             return out
 
-    def _thinking_json(self, view: View) -> dict:
-        job = self.ai_job
-        out = {"seat": job.seat, "player": player_name(job.seat), "spec": job.spec, "budget": job.budget,
-               "elapsed": round(job.elapsed(), 3), "iterations": None, "winrate": None, "top": []}
-        p = job.progress
-        if p is not None:
-            visible = _visible_cards(view)
-            out["iterations"] = p.iterations
-            out["winrate"] = None if p.winrate is None else round(p.winrate, 4)
-            for m in p.moves[:3]:
-                shown = _mask_move(m.move, visible)
-                out["top"].append({"move": shown, "visits": m.visits,
-                                   "winrate": None if m.winrate is None else round(m.winrate, 4),
-                                   "description": m.description if shown else "a move with a card hidden from you"})
-        return out
+    def watch_json(self) -> dict:
+        """The game as a spectator sees it: public information only."""
+        with self.lock:
+            st = self.state
+            out = {**self._common(), "spectator": True, **self._board(st, None)}
+            del out["gameId"]                     # the owner's id stays with the owner
+            out["watchId"] = self.watch_id
+            out.update({"yourTurn": False, "legalMoves": [], "thinking": self._thinking_json(),
+                        "aiError": self.ai_error, "log": [e.to_json(i + 1) for i, e in enumerate(self.log)],
+                        "canUndo": False, "moveCount": len(self.log), "recordAvailable": self.open})
+            return out
+
+    def _thinking_json(self) -> dict | None:
+        """The AI's search, as the page shows it: time, iterations, budget used and the AI's
+        overall win estimate (an aggregate of its own view); never its candidate moves, whose
+        figures tell what it can do with cards hidden from the others."""
+        task = self.ai_task
+        if task is None:
+            return None
+        queued = task.started is None
+        return {"seat": task.seat, "player": player_name(task.seat), "spec": task.spec, "budget": task.budget,
+                "elapsed": round(time.monotonic() - task.submitted, 1), "iterations": task.iterations,
+                "searched": round(task.searched, 1), "progress": round(task.progress(), 3),
+                "winrate": task.winrate, "queued": queued, "waiting": self.ai_waiting}
 
     # -- changing ----------------------------------------------------------------------------------
 
     def _check_version(self, version: int | None) -> None:
         if version is not None and version != self.version:
-            raise ApiError(409, f"version: the game has changed (version {self.version}, the request was made "
-                           f"at version {version}); reload it", "version")
+            raise ApiError(409, f"version: this page shows an older state of the game (version {version}; "
+                           f"it is now at version {self.version}, changed in another tab or by the AI): "
+                           "it has been reloaded, look and play again", "version")
+
+    def _next_ai_check(self, st: State) -> None:
+        """Refuse (503) a move after which an AI seat would move while the server cannot take its search."""
+        if st.is_over() or st.to_move in self.humans:
+            return
+        from ...players import make_player
+        probe = make_player(self.specs[st.to_move], 0)
+        try:
+            nodes = search_nodes(probe)
+        finally:
+            probe.close()
+        try:
+            self.manager.scheduler.check(self.client, nodes)
+        except Busy as e:
+            raise ApiError.busy(e) from None
 
     def play(self, text: str, version: int | None = None) -> dict:
         """A human seat plays `text` (notation). Refused (and nothing changes) unless a human seat is
         to move and the move is legal."""
         if not isinstance(text, str):
-            raise ApiError(422, f"move: expected a move string, got {text!r}", "move")
+            raise ApiError(422, "move: expected a move string", "move")
+        if len(text) > 200:
+            raise ApiError(400, f"move: not a move ({len(text)} characters)", "move")
         with self.lock:
             self._check_version(version)
             st = self.state
@@ -373,6 +639,9 @@ class WebGame:
                 raise ApiError(400, f"move: not a move: {e}", "move") from None
             except IllegalMoveError as e:
                 raise ApiError(400, f"move: illegal move: {e}", "move") from None
+            trial = st.copy(stack=False)
+            trial.push(move)
+            self._next_ai_check(trial)
             self._push(move, "human")
             self._after_change()
             return self.to_json()
@@ -385,11 +654,12 @@ class WebGame:
         self.log.append(LogEntry(seat, str(played), desc, by, figures))
         self.version += 1
         self.ai_error = None
+        self.touched = time.monotonic()
 
     def _after_change(self) -> None:
-        """After any change: stale analyses are dropped and the AI moves if it is its turn."""
-        if self.analysis_job is not None and self.analysis_job.version != self.version:
-            self.analysis_job.cancelled.set()
+        """After any change: stale analyses stop and the AI moves if it is its turn."""
+        if self.analysis_task is not None and self.analysis_task.version != self.version:
+            self.analysis_task.cancel()
         self._maybe_start_ai()
 
     def _undo_count(self) -> int:
@@ -404,98 +674,80 @@ class WebGame:
 
     def undo(self, version: int | None = None) -> dict:
         """Take back the last human move and the AI replies after it (a running AI search is
-        cancelled)."""
+        cancelled). In a closed game the decks' unseen cards are then dealt again in a new order:
+        the cards the taken-back moves showed must not tell what comes next."""
         with self.lock:
             self._check_version(version)
             n = self._undo_count()
             if n == 0:
                 raise ApiError(409, "nothing to undo: no human move has been played yet")
-            self._cancel_jobs()
+            self._cancel_tasks()
             for _ in range(n):
                 self.state.pop()
                 self.log.pop()
+            if not self.open:
+                self.state = redeal_unseen(self._record(), random.Random(secrets.randbits(64)))
+                self.start = self._start_position()
             self.version += 1
             self.ai_error = None
             self._after_change()
             return self.to_json()
 
-    def _cancel_jobs(self) -> None:
-        for job in (self.ai_job, self.analysis_job):
-            if job is not None:
-                job.cancelled.set()
-        self.ai_job = None
+    def _cancel_tasks(self) -> None:
+        for task in (self.ai_task, self.analysis_task):
+            if task is not None:
+                task.cancel()
+        self.ai_task = None
+        self.ai_waiting = None
 
     # -- the AI --------------------------------------------------------------------------------------
 
     def _maybe_start_ai(self) -> None:
         st = self.state
-        if st.is_over() or st.to_move in self.humans or self.ai_job is not None:
+        if st.is_over() or st.to_move in self.humans or self.ai_task is not None:
             return
         seat = st.to_move
-        spec = self.specs[seat]
-        from ...players.spec import parse_spec
-        _, kwargs = parse_spec(spec)
-        budget = {k: kwargs[k] for k in ("iterations", "seconds", "depth") if k in kwargs}
-        if spec.startswith("mcts") and not budget:
-            budget = {"iterations": 2000}
-        job = Job("ai", self.version, seat, spec, budget)
-        self.ai_job = job
         view = st.view(seat)
-        job.future = self.manager.submit(self._ai_task, job, view)
-
-    def _ai_task(self, job: Job, view: View) -> None:
-        from ...analysis import analyse, pct
+        task = AiTask(self.client, self.version, seat, self.specs[seat], view,
+                      derive_seed(self.seat_seed(seat), view.turn))
         try:
-            if job.spec.startswith("mcts"):
-                def report(a):
-                    job.progress = a
-                    job.check()
-                a = analyse(view, None, top_k=5, spec=job.spec, seed=self.seat_seed(job.seat),
-                            progress=report, report_every=REPORT_EVERY)
-                job.progress = a
-                move = a.best.move
-                figures = f"{a.iterations} iterations, {a.seconds:.1f} s"
-                if a.best.winrate is not None:
-                    figures = f"{pct(a.best.winrate)} win rate for it, " + figures
-            else:
-                # a fresh bot for every move (a cancelled search may still be running on the old
-                # one), seeded by seat and turn so that a game replays the same after an undo
-                from ...players import make_player
-                from ...players.mcts import derive_seed
-                player = make_player(job.spec, seed=derive_seed(self.seat_seed(job.seat), view.turn))
-                try:
-                    t0 = time.perf_counter()
-                    decision = player.choose(view)
-                finally:
-                    player.close()
-                move = str(decision.move)
-                figures = f"{time.perf_counter() - t0:.1f} s"
-            job.check()
-        except _Cancelled:
+            self.manager.scheduler.submit(task)
+        except Busy as e:
+            task.close()
+            self.ai_waiting = f"waiting for the server: {e.message}"
             return
-        except Exception as e:  # a failing bot must not take the server down; the page shows it
-            with self.lock:
-                if self.ai_job is job:
-                    self.ai_job = None
-                    self.ai_error = f"{player_name(job.seat)}'s AI failed: {type(e).__name__}: {e}"
-            return
-        finally:
-            job.done = True
+        self.ai_waiting = None
+        self.ai_task = task
+        task.future.add_done_callback(lambda f, t=task: self._ai_done(t, f))
+
+    def _ai_done(self, task: AiTask, future) -> None:
         with self.lock:
-            if self.ai_job is not job or job.cancelled.is_set() or self.version != job.version:
+            if self.ai_task is not task:
                 return
-            self.ai_job = None
+            self.ai_task = None
+            if task.cancelled.is_set() or self.version != task.version:
+                return
+            e = future.exception()
+            if e is not None:
+                if not isinstance(e, Cancelled):
+                    self.ai_error = f"{player_name(task.seat)}'s AI failed: {type(e).__name__}: {str(e)[:200]}"
+                return
+            move, figures = future.result()
             try:
                 self._push(move, "ai", figures)
-            except SplendorError as e:  # a bug in a bot; do not corrupt the game
-                self.ai_error = f"{player_name(job.seat)}'s AI chose an illegal move: {e}"
+            except SplendorError as err:  # a bug in a bot; do not corrupt the game
+                self.ai_error = f"{player_name(task.seat)}'s AI chose an illegal move: {err}"
                 return
             self._after_change()
 
     # -- hints and analysis -----------------------------------------------------------------------------
 
-    def hint_inputs(self, limit, spec: str | None) -> tuple[View, Any, str, int]:
+    def _search_seed(self, view: View) -> int:
+        return derive_seed(self.secret, _HINT_SALT, view.turn, view.seat)
+
+    def hint_task(self, limit, spec: str | None) -> SearchTask:
         with self.lock:
+            self.touched = time.monotonic()
             st = self.state
             if st.is_over():
                 raise ApiError(409, "the game is over: there is no move to hint")
@@ -503,143 +755,197 @@ class WebGame:
                 raise ApiError(409, f"it is {player_name(st.to_move)}'s turn (an AI seat): a hint is for a human "
                                "seat to move")
             view = st.view(st.to_move)      # the hint searches the human's view only
-            return view, limit, spec or self.hint_spec, self.seed
+            task = SearchTask(self.client, "hint", view, spec or self.hint_spec, self._search_seed(view), limit,
+                              5, self.version)
+            try:
+                self.manager.scheduler.submit(task)
+            except Busy as e:
+                raise ApiError.busy(e) from None
+            return task
 
     def start_analysis(self, limit, spec: str | None, top_k: int, seat: int | None = None) -> dict:
         with self.lock:
+            self.touched = time.monotonic()
             st = self.state
             if st.is_over():
                 raise ApiError(409, "the game is over: there is no position to analyse")
             viewer = self.viewer(seat)
             view = st.view(viewer)          # searched from the human seat's view only
-            if self.analysis_job is not None:
-                self.analysis_job.cancelled.set()
-            spec = spec or self.hint_spec
-            budget = {"iterations": limit.iterations, "seconds": limit.seconds} if limit else {}
-            job = Job("analysis", self.version, viewer, spec, {k: v for k, v in budget.items() if v})
-            self.analysis_job = job
-            job.future = self.manager.submit(self._analysis_task, job, view, limit, top_k)
+            task = SearchTask(self.client, "analysis", view, spec or self.hint_spec, self._search_seed(view),
+                              limit, top_k, self.version)
+            old = self.analysis_task
+            if old is not None:
+                old.cancel()
+            try:
+                self.manager.scheduler.submit(task)
+            except Busy as e:
+                raise ApiError.busy(e) from None
+            self.analysis_task = task
+            self.analysis_error = None
             return self.analysis_json()
-
-    def _analysis_task(self, job: Job, view: View, limit, top_k: int) -> None:
-        from ...analysis import analyse
-
-        def report(a):
-            job.progress = a
-            job.check()
-        try:
-            job.result = analyse(view, limit, top_k=top_k, spec=job.spec, seed=self.seed, progress=report,
-                                 report_every=REPORT_EVERY)
-        except _Cancelled:
-            job.error = "cancelled (the game moved on or a new analysis started)"
-        except SplendorError as e:
-            job.error = str(e)
-        except Exception as e:
-            job.error = f"internal error: {type(e).__name__}: {e}"
-        finally:
-            job.done = True
 
     def analysis_json(self) -> dict:
         with self.lock:
-            job = self.analysis_job
-            if job is None:
+            task = self.analysis_task
+            if task is None:
                 return {"status": "none"}
-            a = job.result or job.progress
-            status = "error" if job.error else "done" if job.done else "running"
-            out = {"status": status, "version": job.version, "stale": job.version != self.version,
-                   "seat": job.seat, "spec": job.spec, "budget": job.budget, "elapsed": round(job.elapsed(), 3),
-                   "error": job.error}
+            f = task.future
+            error = None
+            if f.done() and f.exception() is not None:
+                e = f.exception()
+                error = ("cancelled (the game moved on or a new analysis started)" if isinstance(e, Cancelled)
+                         else str(e) if isinstance(e, SplendorError) else f"internal error: {type(e).__name__}")
+            status = "error" if error else "done" if f.done() else "running"
+            a = task.result if status == "done" else task.progress_analysis
+            out = {"status": status, "version": task.version, "stale": task.version != self.version,
+                   "seat": task.view.seat, "spec": task.spec, "budget": task.budget,
+                   "elapsed": round(time.monotonic() - task.submitted, 1), "error": error}
             if a is not None:
-                out.update(a.to_json())
+                out.update(analysis_json(a))
                 out["isDuringSearch"] = status == "running"
             return out
 
     # -- records and replay ------------------------------------------------------------------------------
 
-    def record(self):
+    def _record(self):
         from ...records import GameRecord
-        with self.lock:
-            meta = {"event": "splendor serve", "game": self.id}
-            if not self.state.is_over():
-                meta["termination"] = "saved unfinished"
-            return GameRecord.from_state(self.state, seed=self.seed, players=list(self.specs), start=self.start,
-                                         meta=meta)
+        meta = {"event": "splendor serve", "game": self.id}
+        if not self.state.is_over():
+            meta["termination"] = "saved unfinished"
+        return GameRecord.from_state(self.state, seed=self.seed, players=list(self.specs), start=self.start,
+                                     meta=meta)
 
-    def replay_json(self, step: int, seat: int | None = None) -> dict:
+    def record(self):
+        """The whole record (deck order included): open games only."""
+        with self.lock:
+            if not self.open:
+                raise ApiError(403, "this game is closed: its record holds the decks' order and the cards "
+                               "reserved blind, which the rules keep hidden, so it is never sent (start an "
+                               "open game to get a game's record)")
+            return self._record()
+
+    def replay_json(self, step: int, seat: int | None = None, spectator: bool = False) -> dict:
         """The board after `step` moves, from the viewer's view, with the move played there."""
         with self.lock:
             n = len(self.log)
-            if not 0 <= step <= n:
-                raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves), got {step}", "step")
-            viewer = self.viewer(seat)
+            if not isinstance(step, int) or not 0 <= step <= n:
+                raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves)", "step")
+            viewer = None if spectator else self.viewer(seat)
             st = self.state.copy()
             for _ in range(n - step):
                 st.pop()
-            out = {"gameId": self.id, "step": step, "moveCount": n, "replay": True,
-                   "seatsSetup": [{"seat": s, "name": player_name(s), "kind": "human" if spec == "human" else "ai",
-                                   "spec": spec} for s, spec in enumerate(self.specs)],
-                   **board_json(st.view(viewer))}
+            out = {("watchId" if spectator else "gameId"): self.watch_id if spectator else self.id, "step": step,
+                   "moveCount": n, "replay": True, "seatsSetup": _seats_setup(self.specs), **self._board(st, viewer)}
             out["previous"] = self.log[step - 1].to_json(step) if step else None
             out["next"] = self.log[step].to_json(step + 1) if step < n else None
             return out
 
 
 class GameManager:
-    """All games of one server, by id, and the thread pool their searches run in."""
+    """All games of one server, by id and by owner, and the scheduler their searches run on."""
 
-    def __init__(self, max_games: int = MAX_GAMES, workers: int = 8):
+    def __init__(self, max_games: int = MAX_GAMES, workers: int | None = None,
+                 max_games_per_client: int = MAX_GAMES_PER_CLIENT, idle_seconds: float = IDLE_SECONDS,
+                 scheduler: Scheduler | None = None):
         self.games: dict[str, WebGame] = {}
+        self.by_watch: dict[str, WebGame] = {}
+        self.gone: OrderedDict[str, str] = OrderedDict()   # closed game id -> why
         self.lock = threading.Lock()
         self.max_games = max_games
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="splendor-search")
+        self.max_games_per_client = max_games_per_client
+        self.idle_seconds = idle_seconds
+        self.scheduler = scheduler or Scheduler(workers=workers or max(1, min(4, os.cpu_count() or 1)))
 
-    def submit(self, fn: Callable, *args) -> Future:
-        return self.executor.submit(fn, *args)
+    # -- finding games --------------------------------------------------------------------------------
 
-    def get(self, gid: str) -> WebGame:
+    def get(self, gid: str, client: str) -> WebGame:
+        self.expire()
         with self.lock:
             game = self.games.get(gid)
+            why = self.gone.get(gid)
+        if game is not None and game.client == client:
+            return game
+        if why is not None and (game is None):
+            raise ApiError(410, why, "gameId")
+        # another client's game is answered as unknown: ids say nothing about other browsers' games
+        raise ApiError(404, f"no game with id {gid[:40]!r} in this browser (games belong to the browser that "
+                       "started them; a server restart ends every game)", "gameId")
+
+    def watch(self, watch_id: str) -> WebGame:
+        with self.lock:
+            game = self.by_watch.get(watch_id)
         if game is None:
-            raise ApiError(404, f"no game with id {gid!r} (it may have ended with a server restart)", "gameId")
+            raise ApiError(404, "no game to watch at this link (it ended with a server restart, or was closed)",
+                           "watchId")
         return game
 
-    def list_json(self) -> list[dict]:
+    def list_json(self, client: str) -> list[dict]:
+        self.expire()
         with self.lock:
-            games = list(self.games.values())
+            games = [g for g in self.games.values() if g.client == client]
         out = []
         for g in games:
             with g.lock:
                 st = g.state
                 out.append({"gameId": g.id, "players": st.players, "module": st.module, "turn": st.turn,
-                            "over": st.is_over(),
-                            "toMove": st.to_move, "seats": list(g.specs)})
+                            "over": st.is_over(), "open": g.open, "toMove": st.to_move, "seats": list(g.specs)})
         return out
 
-    def _add(self, game: WebGame) -> WebGame:
+    # -- limits ----------------------------------------------------------------------------------------
+
+    def _close(self, game: WebGame, why: str) -> None:
+        """Drop `game` (the manager's lock held) and remember why."""
+        self.games.pop(game.id, None)
+        self.by_watch.pop(game.watch_id, None)
+        self.gone[game.id] = why
+        while len(self.gone) > TOMBSTONES:
+            self.gone.popitem(last=False)
+        game.close()
+
+    def expire(self) -> None:
+        now = time.monotonic()
         with self.lock:
-            if len(self.games) >= self.max_games:
-                idle = [g for g in self.games.values() if g.ai_job is None and
-                        (g.analysis_job is None or g.analysis_job.done)]
+            for g in [g for g in self.games.values() if now - g.touched > self.idle_seconds and not g.busy()]:
+                self._close(g, f"this game was closed after {self.idle_seconds / 3600:g} hours without a move "
+                            "or a look (the server keeps idle games that long): start a new game")
+
+    def _add(self, game: WebGame) -> WebGame:
+        self.expire()
+        with self.lock:
+            mine = [g for g in self.games.values() if g.client == game.client]
+            if len(mine) >= self.max_games_per_client:
+                idle = [g for g in mine if not g.busy()]
                 if not idle:
-                    raise ApiError(503, f"too many games at once ({self.max_games}), all busy: try again later")
-                oldest = min(idle, key=lambda g: g.touched)
-                del self.games[oldest.id]
-                oldest.close()
+                    raise ApiError(503, f"this browser has {len(mine)} games with searches running: try again "
+                                   "when one has finished", retry_after=5)
+                self._close(min(idle, key=lambda g: g.touched),
+                            f"this game was closed to make room: a browser keeps at most {self.max_games_per_client} "
+                            "games, and this was its least recently used one")
+            if len(self.games) >= self.max_games:
+                raise ApiError(503, f"the server holds its maximum of {self.max_games} games: try again later "
+                               "(idle games close after a while)", retry_after=60)
             self.games[game.id] = game
+            self.by_watch[game.watch_id] = game
         with game.lock:
             game._maybe_start_ai()
         return game
 
     def _new_id(self) -> str:
         while True:
-            gid = secrets.token_hex(6)
-            if gid not in self.games:
+            gid = secrets.token_urlsafe(16)
+            if gid not in self.games and gid not in self.gone:
                 return gid
 
-    def create(self, players: int = 2, seats: list[str] | None = None, seed: int | None = None,
-               first_player: int = 0, hint_spec: str | None = None, module: str | None = None) -> WebGame:
+    # -- making games ------------------------------------------------------------------------------------
+
+    def create(self, client: str, players: int = 2, seats: list[str] | None = None, seed: int | None = None,
+               first_player: int = 0, hint_spec: str | None = None, module: str | None = None,
+               open_game: bool = False) -> WebGame:
         if not isinstance(players, int) or isinstance(players, bool) or players not in (2, 3, 4):
             raise ApiError(422, f"players: expected 2, 3 or 4, got {players!r}", "players")
+        if module is not None and module not in MODULES:
+            raise ApiError(422, f"module: unknown module {str(module)[:40]!r}; the modules are "
+                           f"{', '.join(MODULES)} (or null for the base game)", "module")
         if seats is None:
             seats = ["human"] + [DEFAULT_AI] * (players - 1)
         if not isinstance(seats, list) or len(seats) != players:
@@ -649,29 +955,28 @@ class GameManager:
             if isinstance(s, str) and s.strip().lower() == "human":
                 specs.append("human")
             else:
-                specs.append(check_ai_spec(s, f"seats[{i}]"))
+                specs.append(check_ai_spec(s, f"seats[{i}]", players, module))
         if "human" not in specs:
             raise ApiError(422, "seats: at least one seat must be 'human' (the page shows a human seat's view)",
                            "seats")
         if seed is None:
             seed = random.SystemRandom().randrange(2 ** 32)
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
-            raise ApiError(422, f"seed: expected an integer in [0, 2**64), got {seed!r}", "seed")
+            raise ApiError(422, "seed: expected an integer in [0, 2**64)", "seed")
         if not isinstance(first_player, int) or isinstance(first_player, bool) or not 0 <= first_player < players:
             raise ApiError(422, f"firstPlayer: expected a seat 0-{players - 1}, got {first_player!r}", "firstPlayer")
         if hint_spec is not None:
-            hint_spec = check_search_spec(hint_spec, "hintSpec")
-        if module is not None and module not in MODULES:
-            raise ApiError(422, f"module: unknown module {module!r}; the modules are {', '.join(MODULES)} (or null "
-                           "for the base game)", "module")
+            hint_spec = check_search_spec(hint_spec, "hintSpec", players, module)
         state = State.new(players, seed=seed, first_player=first_player,
                           config=Config(players=players, modules=(module,) if module else ()))
-        return self._add(WebGame(self, self._new_id(), state, seed, specs, hint_spec))
+        return self._add(WebGame(self, self._new_id(), client, state, seed, specs, hint_spec,
+                                 open_game=bool(open_game)))
 
-    def import_record(self, text, humans: list[int] | None = None, game: int = 1) -> WebGame:
+    def import_record(self, client: str, text, humans: list[int] | None = None, game: int = 1) -> WebGame:
         """A game from a record (JSON Lines text, or one record as an object): replayed and checked.
         Seats recorded as 'human' are human (or those in `humans`); other seats keep their AI spec
-        when this server can run it, else get the default AI."""
+        when this server can run it, else get the default AI. The uploader has the whole deal, so
+        the game is open."""
         from ...records import GameRecord
         try:
             if isinstance(text, dict):
@@ -693,7 +998,7 @@ class GameManager:
             rec = records[game - 1]
             state = rec.replay()
         except RecordError as e:
-            raise ApiError(400, f"record: {e}", "record") from None
+            raise ApiError(400, f"record: {str(e)[:300]}", "record") from None
         n = rec.config.players
         if humans is not None:
             if (not isinstance(humans, list) or not humans
@@ -708,11 +1013,11 @@ class GameManager:
                 specs.append("human")
                 continue
             try:
-                specs.append(check_ai_spec(spec))
+                specs.append(check_ai_spec(spec, "record", n, rec.config.module))
             except ApiError:
                 specs.append(DEFAULT_AI)
-        seed = rec.seed if rec.seed is not None else 0
-        g = WebGame(self, self._new_id(), state, seed, specs, start=rec.start)
+        g = WebGame(self, self._new_id(), client, state, rec.seed, specs, start=rec.start, open_game=True,
+                    secret=rec.seed if rec.seed is not None else 0)
         # the log: every move described in the position it was played in
         st = State(rec.start)
         for text_move in rec.moves:
@@ -722,11 +1027,27 @@ class GameManager:
             g.log.append(LogEntry(seat, text_move, desc, "human" if seat in human_seats else "ai"))
         return self._add(g)
 
-    def delete(self, gid: str) -> None:
+    def adopt(self, client: str, state: State, specs: list[str], by: list[str] | None = None,
+              secret: int | None = None, open_game: bool = False, seed: int | None = None) -> WebGame:
+        """A game already under way (a State with its move stack) added as it is: for tests that
+        build games move by move. `by[i]` says who played move i ("human" or "ai")."""
+        first = state.copy()
+        while first.move_stack:
+            first.pop()
+        g = WebGame(self, self._new_id(), client, state.copy(), seed, specs, start=first.position(),
+                    open_game=open_game, secret=secret)
+        for i, m in enumerate(state.move_stack):
+            seat = first.to_move
+            desc = first.describe(m)
+            first.push(m)
+            g.log.append(LogEntry(seat, str(m), desc, by[i] if by else ("human" if seat in g.humans else "ai")))
+        return self._add(g)
+
+    def delete(self, gid: str, client: str) -> None:
+        game = self.get(gid, client)
         with self.lock:
-            game = self.games.pop(gid, None)
-        if game is None:
-            raise ApiError(404, f"no game with id {gid!r}", "gameId")
+            self.games.pop(game.id, None)
+            self.by_watch.pop(game.watch_id, None)
         game.close()
 
     def shutdown(self) -> None:
@@ -734,14 +1055,4 @@ class GameManager:
             games = list(self.games.values())
         for g in games:
             g.close()
-        self.executor.shutdown(wait=False, cancel_futures=True)
-
-
-def hint_json(view: View, limit, spec: str, seed: int) -> dict:
-    """Run a hint search (in a pool thread) on a human seat's view."""
-    from ...analysis import hint
-    try:
-        h = hint(view, limit, spec=spec, seed=seed, top_k=5)
-    except SplendorError as e:
-        raise ApiError(409, f"hint: {e}") from None
-    return h.to_json()
+        self.scheduler.shutdown()

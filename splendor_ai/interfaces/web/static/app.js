@@ -19,6 +19,8 @@ const S = {
   pollTimer: null,
   analysisTimer: null,
   busy: false,
+  watch: null,         // the spectator id when this page only watches a game
+  checkTimer: null,
 };
 
 // -- small helpers ------------------------------------------------------------------------------
@@ -42,6 +44,11 @@ function h(tag, attrs = {}, ...children) {
   return e;
 }
 
+// DOM append() writes null as the text "null": children that may be absent go through these
+function kids(c) { return c.flat().filter(x => x !== null && x !== undefined && x !== false); }
+function add(el, ...c) { el.append(...kids(c)); return el; }
+function fill(el, ...c) { el.replaceChildren(...kids(c)); return el; }
+
 function pct(x) { return x === null || x === undefined ? "n/a" : `${Math.round(100 * x)}%`; }
 function playerName(seat) { return `Player ${seat + 1}`; }
 
@@ -58,7 +65,13 @@ async function api(method, path, body) {
   const r = await fetch(path, opts);
   let data = null;
   try { data = await r.json(); } catch (e) { data = null; }
-  if (!r.ok) throw new ApiError(data && data.error ? data.error : `${r.status} ${r.statusText}`, r.status);
+  if (!r.ok) {
+    let msg = data && data.error ? data.error : `${r.status} ${r.statusText}`;
+    if (r.status === 503 && r.headers.get("Retry-After")) msg += ` (try again in ${r.headers.get("Retry-After")} s)`;
+    const err = new ApiError(msg, r.status);
+    err.field = data && data.field;
+    throw err;
+  }
   return data;
 }
 
@@ -139,9 +152,10 @@ function cardEl(id, attrs = {}) {
       h("span", { class: `gem t-${joker !== null ? LETTERS[joker] : letter}`, title: cardKind(c) },
         c.abilities.includes("joker") ? h("span", {}, "J") : c.abilities.includes("gold2") ? h("span", {}, "2") : null)),
     h("div", { class: "card-cost" }, cost),
-    abilities.length ? h("div", { class: "abilities" }, abilities.map(a => h("span", { class: "ability", title: ABILITY_LABELS[a] }, ABILITY_SHORT[a]))) : null,
-    attrs.extra || null,
-    h("div", { class: "card-id" }, `#${id}`));
+    h("div", { class: "card-foot" },
+      h("span", { class: "card-id" }, `#${id}`),
+      abilities.length ? h("span", { class: "abilities" }, abilities.map(a => h("span", { class: "ability", title: ABILITY_LABELS[a] }, ABILITY_SHORT[a]))) : null,
+      attrs.extra || null));
 }
 
 function cityEl(id, attrs = {}) {
@@ -174,7 +188,21 @@ function nobleEl(id, attrs = {}) {
   },
     h("span", { class: "pts" }, String(n.points)),
     h("div", { class: "req" }, n.requirement.map((k, i) => k ? h("span", { class: `req-chip t-${LETTERS[i]}` }, k) : null)),
-    h("span", { class: "noble-id" }, `n${id}`));
+    h("span", { class: "noble-id" }, `n${id}`),
+    attrs.progress || null);
+}
+
+// how far the viewer's bonuses are from a noble: "4/7", with what is missing in the title
+function nobleProgress(id, bonuses) {
+  const req = S.catalog.nobles[id].requirement;
+  const need = req.reduce((a, b) => a + b, 0);
+  const have = req.reduce((a, k, i) => a + Math.min(k, bonuses[i]), 0);
+  const missing = req.map((k, i) => k > bonuses[i] ? `${k - bonuses[i]} ${NAMES[i]}` : null).filter(Boolean);
+  return h("span", {
+    class: `noble-progress${have === need ? " done" : ""}`, "data-testid": "noble-progress",
+    dataset: { have: String(have), need: String(need) },
+    title: have === need ? "You meet this noble's requirement" : `You need ${missing.join(", ")} more bonus${have + 1 === need ? "" : "es"}`,
+  }, have === need ? "ready" : `${have}/${need}`);
 }
 
 // -- the board -----------------------------------------------------------------------------------
@@ -220,6 +248,7 @@ function render() {
   renderAnalysis();
   renderLog();
   renderReplayBar();
+  renderSummary();
   updateButtons();
 }
 
@@ -242,7 +271,11 @@ function renderStatus(b) {
   st.dataset.over = b.over ? "1" : "0";
   st.dataset.yourTurn = (!S.replay && S.game.yourTurn) ? "1" : "0";
   st.dataset.version = S.game ? S.game.version : "";
-  const turn = h("span", { class: "turn" }, `Turn ${b.turn + 1}`);
+  st.dataset.turns = b.turn;
+  // a round is one turn of every player, counted from 1 as players count them
+  const round = Math.floor(b.turn / b.players) + 1;
+  const turn = h("span", { class: "turn", "data-testid": "round", dataset: { round: String(round) },
+    title: `${b.turn} turn${b.turn === 1 ? "" : "s"} played; a round is one turn of each player` }, `Round ${round}`);
   let text;
   if (b.over) {
     const r = b.result;
@@ -250,18 +283,20 @@ function renderStatus(b) {
     text = r.winners.length
       ? h("span", { class: "over" }, `Game over: ${r.winners.map(playerName).join(" and ")} ${r.winners.length > 1 ? "win" : "wins"} (${pts})`)
       : h("span", { class: "over" }, `Game over without a winner (${r.reason === "cap" ? "turn cap" : "everyone passed"}): ${pts}`);
-  } else if (S.replay) {
+  } else if (S.replay || S.watch) {
     text = h("span", {}, `${playerName(b.toMove)} to move`);
   } else if (S.game.yourTurn) {
     text = h("span", { class: "your-turn" }, `Your turn, ${playerName(b.toMove)}`);
   } else {
     text = h("span", {}, `${playerName(b.toMove)} (${seatLabel(b, b.toMove)}) is thinking…`);
   }
-  st.append(turn, text);
-  if (b.finalRound && !b.over) st.append(h("span", { class: "final" }, "final round"));
-  if (S.replay) st.append(h("span", { class: "final" }, "replay"));
-  if (S.game && S.game.aiError && !S.replay) st.append(h("span", { class: "error" }, S.game.aiError));
-  st.append(h("span", { class: "game-id", title: "game id" }, `game ${S.game.gameId}`));
+  add(st, turn, text);
+  if (b.finalRound && !b.over) add(st, h("span", { class: "final" }, "final round"));
+  if (S.replay) add(st, h("span", { class: "final" }, "replay"));
+  if (S.game && S.game.aiError && !S.replay) add(st, h("span", { class: "error" }, S.game.aiError));
+  if (S.watch) add(st, h("span", { class: "watching", "data-testid": "watching" }, "watching: public information only"));
+  else add(st, h("span", { class: "game-id", title: "game id" }, `game ${S.game.gameId}`));
+  if (S.game && S.game.open) add(st, h("span", { class: "final", title: "an open game shows every card, the seed and the record" }, "open game"));
 }
 
 // the AI moves made since the viewer's own last move: shown in a banner and highlighted
@@ -347,12 +382,36 @@ function renderNobles(b) {
   const el = $("#nobles");
   const opts = S.sel && S.sel.phase === "decide" ? S.sel.options : [];
   const choosable = new Set(opts.filter(t => t && (t[0] === "n" || t[0] === "h")).map(t => Number(t.slice(1))));
+  const me = b.viewer !== null && b.viewer !== undefined ? b.seats[b.viewer] : null;
   el.replaceChildren(...b.nobles.map(n => nobleEl(n, {
     testid: "noble",
     class: choosable.has(n) ? "choosable" : "",
     onclick: () => clickNoble(n),
+    progress: me ? nobleProgress(n, me.bonuses) : null,
   })));
   if (!b.nobles.length) el.append(h("span", { class: "muted" }, "No nobles left."));
+}
+
+// Whether the viewer can pay for a card now, or after one take of gems from the bank (up to three of
+// different colours, or two of one colour from a pile of at least four): "now", "next" or null.
+// Bonuses, tokens and gold as the base rules count them; on the viewer's turn "now" comes from
+// the legal moves instead.
+function affordability(b, id) {
+  if (b.viewer === null || b.viewer === undefined) return null;
+  const c = S.catalog.cards[id];
+  if (c.sacrifice !== null) return null;
+  const me = b.seats[b.viewer];
+  const short = [0, 1, 2, 3, 4].map(i => Math.max(0, c.cost[i] - me.bonuses[i] - me.tokens[i]));
+  const gold = me.tokens[5];
+  const fits = take => short.reduce((a, n, i) => a + Math.max(0, n - take[i]), 0) <= gold;
+  if (fits([0, 0, 0, 0, 0])) return "now";
+  const takes = [];
+  for (let m = 1; m < 32; m++) {
+    const t = [0, 1, 2, 3, 4].map(i => (m >> i) & 1);
+    if (t.reduce((a, x) => a + x, 0) <= 3 && t.every((x, i) => !x || b.bank[i] > 0)) takes.push(t);
+  }
+  for (let i = 0; i < 5; i++) if (b.bank[i] >= 4) takes.push([0, 1, 2, 3, 4].map(j => (j === i ? 2 : 0)));
+  return takes.some(fits) ? "next" : null;
 }
 
 function renderMarket(b) {
@@ -391,7 +450,9 @@ function renderMarket(b) {
         return;
       }
       const cls = [];
-      if (actions.has(`b${id}`)) cls.push("buyable");
+      const when = affordability(b, id);
+      if (actions.has(`b${id}`) || (!interactive() && when === "now")) cls.push("buyable");
+      else if (when === "next") cls.push("soon");
       if (actions.has(`b${id}`) || actions.has(`r${id}`)) cls.push("actionable");
       if (S.sel && S.sel.card && S.sel.card.id === id) cls.push("selected");
       if (hl.cards.has(id)) cls.push("hinted");
@@ -449,7 +510,10 @@ function renderSeats(b) {
       }
       const actionable = isViewer && legalActions().has(`b${r.card}`);
       const c = [ "mini" ];
+      const when = isViewer ? affordability(b, r.card) : null;
       if (actionable) c.push("buyable", "actionable");
+      else if (!interactive() && when === "now") c.push("buyable");
+      else if (when === "next") c.push("soon");
       if (isViewer && interactive()) c.push("own");
       if (hl.cards.has(r.card)) c.push("hinted");
       if (S.sel && S.sel.card && S.sel.card.id === r.card) c.push("selected");
@@ -476,6 +540,13 @@ function renderSeats(b) {
           dataset: { colour: LETTERS[c], count: String(n) }, title: `${n} ${NAMES[c]} card${n === 1 ? "" : "s"}`,
         }, String(n)))),
         h("span", { class: "count", title: "cards bought" }, `${s.cards.length} card${s.cards.length === 1 ? "" : "s"}`)),
+      h("div", { class: "seat-row", "data-testid": "power-row" },
+        h("span", { class: "label", title: "what this player can pay per colour: bonuses + tokens, and gold for any colour" }, "Power"),
+        h("span", { class: "chips" }, [0, 1, 2, 3, 4].map(c => h("span", {
+          class: `power t-${LETTERS[c]}`, "data-testid": "power", dataset: { colour: LETTERS[c], count: String(s.bonuses[c] + s.tokens[c]) },
+          title: `${NAMES[c]}: ${s.bonuses[c]} bonus + ${s.tokens[c]} token${s.tokens[c] === 1 ? "" : "s"}`,
+        }, String(s.bonuses[c] + s.tokens[c]))),
+          h("span", { class: "power-gold", "data-testid": "power-gold", title: "gold tokens pay for any colour" }, `+${s.tokens[5]} gold`))),
       h("div", { class: "seat-row reserved-row" },
         h("span", { class: "label" }, "Reserved"),
         reserved.length ? h("span", { class: "reserved" }, reserved) : h("span", { class: "muted" }, "none")),
@@ -688,23 +759,24 @@ function renderActionBar() {
   const g = S.game;
   if (S.replay || !g) { bar.hidden = true; return; }
   bar.hidden = false;
-  if (g.over) { bar.append(h("span", { class: "muted" }, "The game is over. Replay it, undo, or start a new game.")); return; }
-  if (!g.yourTurn) { bar.append(h("span", { class: "muted" }, "Waiting for the AI…")); return; }
+  if (S.watch) { add(bar, h("span", { class: "muted" }, "You are watching this game: it shows what every player can see, never a hidden card.")); return; }
+  if (g.over) { add(bar, h("span", { class: "muted" }, "The game is over. Replay it, undo, or start a new game.")); return; }
+  if (!g.yourTurn) { add(bar, h("span", { class: "muted" }, "Waiting for the AI…")); return; }
   const actions = legalActions();
   const cancel = h("button", { type: "button", id: "act-cancel", onclick: () => { clearSel(); render(); } }, "Cancel");
   const sel = S.sel;
   if (!sel) {
     const only = g.legalMoves.length === 1 && g.legalMoves[0].move === "pass";
-    bar.append(h("span", { class: "prompt" }, only
+    add(bar, h("span", { class: "prompt" }, only
       ? "You have no legal action: you must pass."
       : "Click gems in the bank to take them, a card to buy or reserve it, or a deck to reserve blind."));
-    if (only) bar.append(h("button", { type: "button", class: "primary", id: "act-pass", onclick: () => submitMove("pass") }, "Pass"));
+    if (only) add(bar, h("button", { type: "button", class: "primary", id: "act-pass", onclick: () => submitMove("pass") }, "Pass"));
     return;
   }
   if (sel.phase === "main" && sel.gems) {
     const action = takeAction(sel.gems);
     const legal = actions.has(action);
-    bar.append(h("span", { class: "prompt" }, "Take "),
+    add(bar, h("span", { class: "prompt" }, "Take "),
       h("span", { class: "chips" }, sel.gems.map(c => token(c, "", { class: "small" }))),
       h("button", { type: "button", class: "primary", id: "act-take", "data-testid": "confirm-take", disabled: !legal,
         onclick: () => startAction(action) }, legal ? `Take ${describeAction(action).replace(/^takes /, "")}` : canGrow(action, actions) ? "Pick more gems…" : "Not a legal take"),
@@ -716,7 +788,7 @@ function renderActionBar() {
     const c = S.catalog.cards[id];
     const buy = actions.has(`b${id}`);
     const reserve = sel.card.where === "market" && actions.has(`r${id}`);
-    bar.append(h("span", { class: "prompt" }, `Card #${id} (level ${c.level}${c.orient ? " Orient" : ""}, ${cardKind(c)}, ${c.points} pt${c.points === 1 ? "" : "s"}${sel.card.where === "hand" ? ", in your hand" : ""}):`),
+    add(bar, h("span", { class: "prompt" }, `Card #${id} (level ${c.level}${c.orient ? " Orient" : ""}, ${cardKind(c)}, ${c.points} pt${c.points === 1 ? "" : "s"}${sel.card.where === "hand" ? ", in your hand" : ""}):`),
       h("button", { type: "button", class: "primary", id: "act-buy", disabled: !buy, onclick: () => startAction(`b${id}`),
         title: buy ? describeAction(`b${id}`) : "You cannot afford it" }, buy ? "Buy" : "Buy (cannot afford)"),
       sel.card.where === "market" ? h("button", { type: "button", id: "act-reserve", disabled: !reserve,
@@ -727,7 +799,7 @@ function renderActionBar() {
   if (sel.phase === "main" && sel.deck) {
     const act = `r${sel.orient ? "O" : "L"}${sel.deck}`;
     const ok = actions.has(act);
-    bar.append(h("span", { class: "prompt" }, `The ${sel.orient ? "Orient " : ""}level-${sel.deck} deck:`),
+    add(bar, h("span", { class: "prompt" }, `The ${sel.orient ? "Orient " : ""}level-${sel.deck} deck:`),
       h("button", { type: "button", class: "primary", id: "act-reserve-deck", disabled: !ok, onclick: () => startAction(act) },
         ok ? "Reserve its top card" : "Reserve (not allowed)"), cancel);
     return;
@@ -739,7 +811,7 @@ function renderActionBar() {
     for (const ch of sel.returns) after[LETTERS.indexOf(ch)] -= 1;
     const left = sel.need - sel.returns.length;
     const what = describeAction(sel.action).replace(/^takes /, "take ").replace(/^reserves /, "reserve ");
-    bar.append(chosenText, h("span", { class: "prompt" }, `You ${what}: that makes ${10 + sel.need} tokens, so return ${sel.need}. ` +
+    add(bar, chosenText, h("span", { class: "prompt" }, `You ${what}: that makes ${10 + sel.need} tokens, so return ${sel.need}. ` +
         `Click ${left} more token${left === 1 ? "" : "s"}:`),
       h("span", { class: "chips" }, after.map((n, c) => {
         const t = token(c, Math.max(0, n), { class: "return-token actionable", "data-testid": "return-token" });
@@ -754,14 +826,14 @@ function renderActionBar() {
     return;
   }
   if (sel.phase === "decide" && sel.kind === "noble") {
-    bar.append(chosenText, h("span", { class: "prompt" }, "Two nobles can visit you: click the one you want (highlighted above)."),
+    add(bar, chosenText, h("span", { class: "prompt" }, "Two nobles can visit you: click the one you want (highlighted above)."),
       ...sel.options.map(t => h("button", { type: "button", "data-testid": "choose-noble", dataset: { token: t }, onclick: () => clickToken(t) }, `Noble ${t.slice(1)}`)),
       cancel);
     return;
   }
   if (sel.phase === "decide") {
     const first = sel.options.find(t => t) || "";
-    bar.append(chosenText, h("span", { class: "prompt" }, DECISION_PROMPTS[first[0]] || "Choose:"),
+    add(bar, chosenText, h("span", { class: "prompt" }, DECISION_PROMPTS[first[0]] || "Choose:"),
       h("span", { class: "choices" }, sel.options.map(t => h("button", {
         type: "button", class: "choice", "data-testid": "decision", dataset: { token: t === null ? "" : t },
         onclick: () => clickToken(t),
@@ -790,29 +862,28 @@ function renderThinking() {
   const t = S.game && !S.replay ? S.game.thinking : null;
   if (!t) { p.hidden = true; p.replaceChildren(); return; }
   p.hidden = false;
-  let frac = 0;
-  if (t.budget.seconds) frac = Math.max(frac, t.elapsed / t.budget.seconds);
-  if (t.budget.iterations && t.iterations) frac = Math.max(frac, t.iterations / t.budget.iterations);
-  frac = Math.min(1, frac);
-  const top = t.top.map(m => h("li", {},
-    m.move ? h("code", {}, m.move) : h("i", {}, "hidden"), " ", m.description ? m.description.replace(/^Player \d+ /, "") : "",
-    h("small", {}, ` ${m.visits} visits, ${pct(m.winrate)}`)));
-  p.replaceChildren(
+  const bits = [t.spec];
+  if (t.queued) bits.push(t.waiting || "waiting for a free search worker");
+  else {
+    bits.push(`${t.searched.toFixed(1)} s of search`);
+    if (t.iterations) bits.push(`${t.iterations.toLocaleString()} iterations`);
+    if (t.winrate !== null && t.winrate !== undefined) bits.push(`its win estimate ${pct(t.winrate)}`);
+  }
+  fill(p,
     h("h2", {}, h("span", { class: "spinner" }), `${t.player} is thinking`),
-    h("div", { class: "muted" }, `${t.spec} · ${t.elapsed.toFixed(1)} s` + (t.iterations ? ` · ${t.iterations.toLocaleString()} iterations` : "")
-      + (t.winrate !== null && t.winrate !== undefined ? ` · its win estimate ${pct(t.winrate)}` : "")),
-    h("div", { class: "progress", "data-testid": "ai-progress" }, h("div", { class: "bar", style: `width:${(100 * frac).toFixed(0)}%` })),
-    top.length ? h("div", {}, h("div", { class: "muted" }, "Leaning towards:"), h("ol", { class: "top-moves" }, top)) : null);
+    h("div", { class: "muted", "data-testid": "thinking-figures" }, bits.join(" · ")),
+    h("div", { class: "progress", "data-testid": "ai-progress" }, h("div", { class: "bar", style: `width:${(100 * (t.progress || 0)).toFixed(0)}%` })),
+    h("div", { class: "muted small" }, "Its candidate moves are not shown: their figures would tell what it can do with cards hidden from you."));
 }
 
 function renderHint() {
   const p = $("#hint-panel");
   const hnt = S.hint;
-  if (!hnt || S.replay || !S.game || hnt.version !== S.game.version) { p.hidden = true; p.replaceChildren(); return; }
+  if (!hnt || S.replay || !S.game || hnt.version !== S.game.version) { p.hidden = true; fill(p, ); return; }
   p.hidden = false;
   const r = hnt.runnerUp;
   const legal = S.game.yourTurn && S.game.legalMoves.some(m => m.move === hnt.move);
-  p.replaceChildren(
+  fill(p, 
     h("h2", {}, "Hint"),
     h("div", { class: "hint-move", "data-testid": "hint-move", dataset: { move: hnt.move } }, h("code", {}, hnt.move), " ", hnt.description || ""),
     h("div", { class: "muted" }, hnt.reason),
@@ -823,7 +894,7 @@ function renderHint() {
 function renderAnalysis() {
   const p = $("#analysis-panel");
   const a = S.analysis;
-  if (!a || S.replay || a.status === "none") { p.hidden = true; p.replaceChildren(); return; }
+  if (!a || S.replay || a.status === "none") { p.hidden = true; fill(p, ); return; }
   p.hidden = false;
   const head = h("h2", {}, a.status === "running" ? h("span", { class: "spinner" }) : null, "Analysis",
     h("button", { type: "button", class: "close", title: "Close", onclick: () => { S.analysis = null; clearTimeout(S.analysisTimer); render(); } }, "×"));
@@ -846,7 +917,7 @@ function renderAnalysis() {
         h("span", { class: "wr-num" }, pct(m.winrate))),
       h("td", {}, playable ? h("button", { type: "button", class: "small-btn", onclick: () => submitMove(m.move) }, "Play") : null));
   });
-  p.replaceChildren(head, info,
+  fill(p, head, info,
     rows.length ? h("table", { class: "analysis-table" },
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "move"), h("th", { class: "num" }, "visits"),
         h("th", {}, `win rate (${playerName(a.rootInfo ? a.rootInfo.toMove : 0)})`), h("th", {}, ""))),
@@ -895,43 +966,61 @@ function updateButtons() {
   const g = S.game;
   $("#btn-undo").disabled = !g || !g.canUndo || !!S.replay || S.busy;
   $("#btn-hint").disabled = !g || !g.yourTurn || !!S.replay || S.busy;
-  $("#btn-analyse").disabled = !g || g.over || !!S.replay;
+  $("#btn-analyse").disabled = !g || g.over || !!S.replay || !!S.watch;
   $("#btn-replay").disabled = !g || !g.moveCount;
   $("#btn-replay").textContent = S.replay ? "Replaying" : "Replay";
   const dl = $("#btn-download");
-  if (g) { dl.href = `/api/games/${g.gameId}/record`; dl.classList.remove("disabled"); }
-  else { dl.removeAttribute("href"); dl.classList.add("disabled"); }
+  if (g && g.recordAvailable && !S.watch) {
+    dl.href = `/api/games/${g.gameId}/record`; dl.classList.remove("disabled");
+    dl.title = "Download the game record (JSON Lines): an open game's record holds the whole deal";
+  } else {
+    dl.removeAttribute("href"); dl.classList.add("disabled");
+    dl.title = "A closed game's record holds the decks' order and the cards reserved blind, which stay hidden: start an open game to download its record";
+  }
+  $("#btn-watch").disabled = !g || !!S.watch;
+  $("#btn-cb").setAttribute("aria-pressed", document.body.classList.contains("cb") ? "true" : "false");
 }
 
 // -- talking to the server -------------------------------------------------------------------------
 
 function setGame(data) {
-  const changed = !S.game || S.game.gameId !== data.gameId;
-  if (changed) { S.prevMarket = null; S.freshVersion = -1; S.hint = null; S.analysis = null; S.replay = null; }
+  const key = S.watch ? `watch:${S.watch}` : data.gameId;
+  const changed = !S.game || S.gameKey !== key;
+  if (changed) { S.prevMarket = null; S.freshVersion = -1; S.hint = null; S.analysis = null; S.replay = null; S.summaryClosed = false; }
   if (S.game && S.game.version !== data.version) {
     S.sel = null;
     if (S.analysis && S.analysis.status !== "running") S.analysis = null;   // it was about an older position
   }
   S.game = data;
-  if (changed && location.hash !== `#game=${data.gameId}`) history.replaceState(null, "", `#game=${data.gameId}`);
+  S.gameKey = key;
+  const hash = S.watch ? `#watch=${S.watch}` : `#game=${data.gameId}`;
+  if (location.hash !== hash) history.replaceState(null, "", hash);
   render();
   schedulePoll();
 }
 
+function gamePath() { return S.watch ? `/api/watch/${S.watch}` : `/api/games/${S.game.gameId}`; }
+
 function schedulePoll() {
   clearTimeout(S.pollTimer);
   const g = S.game;
-  if (!g || g.over || g.yourTurn) return;
-  S.pollTimer = setTimeout(refresh, g.thinking ? 250 : 400);
+  if (!g || g.over) return;
+  // while the human is to move, a slower check notices a move made in another tab
+  S.pollTimer = setTimeout(refresh, g.yourTurn ? 3000 : g.thinking ? 250 : S.watch ? 1000 : 400);
 }
 
 async function refresh() {
   if (!S.game) return;
   try {
-    setGame(await api("GET", `/api/games/${S.game.gameId}`));
+    const before = S.game.version;
+    const data = await api("GET", gamePath());
+    if (S.game.yourTurn && data.version !== before && !S.busy) {
+      toast("The game changed in another tab: the board shows it as it is now.", "info");
+    }
+    setGame(data);
   } catch (e) {
     toast(e.message);
-    if (e.status !== 404) S.pollTimer = setTimeout(refresh, 2000);
+    if (e.status !== 404 && e.status !== 410) S.pollTimer = setTimeout(refresh, 2000);
   }
 }
 
@@ -946,12 +1035,15 @@ async function submitMove(move) {
   } catch (e) {
     S.busy = false;
     S.sel = null;
-    toast(e.message);
+    if (e.field === "version") toast("This tab was behind: the game had changed (in another tab, or the AI moved). The board is now up to date: look and play again.", "info");
+    else toast(e.message);
     await refresh();
   }
 }
 
 async function loadGame(gid) {
+  S.watch = null;
+  document.body.classList.remove("watching");
   try {
     setGame(await api("GET", `/api/games/${gid}`));
     await refreshGameList();
@@ -960,13 +1052,24 @@ async function loadGame(gid) {
   }
 }
 
+async function loadWatch(wid) {
+  S.watch = wid;
+  document.body.classList.add("watching");
+  try {
+    setGame(await api("GET", `/api/watch/${wid}`));
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
 async function refreshGameList() {
   const sel = $("#game-select");
+  if (S.watch) return;
   let games = [];
   try { games = (await api("GET", "/api/games")).games; } catch (e) { return; }
   sel.replaceChildren(h("option", { value: "" }, games.length ? "Switch game…" : "(no game)"),
     ...games.map(g => h("option", { value: g.gameId, selected: S.game && g.gameId === S.game.gameId },
-      `${g.gameId} · ${g.players}p${g.module ? " · " + g.module : ""} · turn ${g.turn + 1}${g.over ? " · over" : ""}`)));
+      `${g.gameId.slice(0, 8)}… · ${g.players}p${g.module ? " · " + g.module : ""}${g.open ? " · open" : ""} · round ${Math.floor(g.turn / g.players) + 1}${g.over ? " · over" : ""}`)));
 }
 
 function budget() {
@@ -1025,7 +1128,8 @@ async function undo() {
     setGame(await api("POST", `/api/games/${g.gameId}/undo`, { version: g.version }));
     toast("Took back your last move.", "info");
   } catch (e) {
-    toast(e.message);
+    if (e.field === "version") toast("This tab was behind: the game had changed. The board is now up to date.", "info");
+    else toast(e.message);
     await refresh();
   }
 }
@@ -1037,7 +1141,7 @@ async function goReplay(step) {
   if (!g) return;
   step = Math.max(0, Math.min(step, g.moveCount));
   try {
-    const data = await api("GET", `/api/games/${g.gameId}/replay?step=${step}`);
+    const data = await api("GET", `${gamePath()}/replay?step=${step}`);
     S.replay = { step, data };
     S.sel = null;
     render();
@@ -1109,15 +1213,143 @@ async function startNewGame(ev) {
   if (module) body.module = module;
   const seed = $("#ng-seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
+  if ($("#ng-open").checked) body.open = true;
+  if (await createGame(body)) $("#new-dialog").close();
+}
+
+async function createGame(body) {
   try {
     const data = await api("POST", "/api/games", body);
-    $("#new-dialog").close();
     S.game = null;
+    S.watch = null;
+    document.body.classList.remove("watching");
     setGame(data);
     refreshGameList();
+    return true;
   } catch (e) {
     toast(e.message);
+    return false;
   }
+}
+
+// the same table again: the same seats (or every seat moved one place on: the second player
+// becomes the first), module and kind of game, a new deal
+function rematch(swap) {
+  const g = S.game;
+  let seats = g.seatsSetup.map(s => (s.kind === "human" ? "human" : s.spec));
+  if (swap) seats = seats.slice(1).concat(seats.slice(0, 1));
+  const body = { players: g.players, seats, firstPlayer: g.firstPlayer || 0 };
+  if (g.module) body.module = g.module;
+  if (g.open) body.open = true;
+  createGame(body);
+}
+
+// -- the end of the game ---------------------------------------------------------------------------
+
+// who won and why, in words: the rule that decided (points, then fewest cards; a city in The Cities)
+function resultWhy(b) {
+  const r = b.result;
+  const n = b.players;
+  const seats = [...Array(n).keys()];
+  if (!r.winners.length) return r.reason === "cap" ? "The game reached the turn cap: no winner." : "Every player passed in turn: the game stalled without a winner.";
+  const names = ws => ws.map(playerName).join(" and ");
+  if (b.module === "cities") {
+    const holders = seats.filter(i => b.seats[i].cities.length);
+    if (holders.length === 1) return `${names(r.winners)} claimed a city and is the only player holding one.`;
+  }
+  const pool = b.module === "cities" ? seats.filter(i => b.seats[i].cities.length) : seats;
+  const top = Math.max(...pool.map(i => r.points[i]));
+  const tied = pool.filter(i => r.points[i] === top);
+  if (tied.length === 1) return `${names(r.winners)} ${b.module === "cities" ? "has the most prestige among the city holders" : "has the most prestige points"} (${top}).`;
+  const fewest = Math.min(...tied.map(i => r.cards[i]));
+  if (r.winners.length === 1) {
+    const others = tied.filter(i => i !== r.winners[0]).map(i => `${playerName(i)} ${r.cards[i]}`).join(", ");
+    return `Tie-break: ${names(tied)} tied on ${top} points; ${names(r.winners)} wins with fewer development cards (${fewest} against ${others}).`;
+  }
+  return `${names(r.winners)} tied on ${top} points and on development cards (${fewest} each): a shared win.`;
+}
+
+function renderSummary() {
+  const p = $("#summary");
+  const g = S.game;
+  const b = board();
+  if (!g || !g.over || S.replay || S.summaryClosed) { p.hidden = true; p.replaceChildren(); return; }
+  p.hidden = false;
+  const r = g.result;
+  const title = r.winners.length ? `${r.winners.map(playerName).join(" and ")} ${r.winners.length > 1 ? "share the win" : "wins"}` : "No winner";
+  const cities = b.module === "cities";
+  const rows = b.seats.map(s => h("tr", { "data-testid": "summary-row", dataset: { seat: String(s.seat), rank: String(r.ranks[s.seat]) },
+      class: r.winners.includes(s.seat) ? "won" : "" },
+    h("td", {}, String(r.ranks[s.seat])),
+    h("td", {}, h("span", { class: `seat-dot s${s.seat}` }), ` ${playerName(s.seat)} `, h("small", { class: "muted" }, seatLabel(b, s.seat))),
+    h("td", { class: "num" }, String(r.points[s.seat])),
+    h("td", { class: "num" }, String(r.cards[s.seat])),
+    h("td", { class: "num" }, String(s.nobles.length)),
+    cities ? h("td", { class: "num" }, String(s.cities.length)) : null,
+    h("td", {}, s.nobles.length ? s.nobles.map(n => `n${n}`).join(" ") : "—")));
+  fill(p,
+    h("h2", {}, "Game over", h("button", { type: "button", class: "close", title: "Close", onclick: () => { S.summaryClosed = true; render(); } }, "×")),
+    h("div", { class: "summary-title", "data-testid": "summary-title" }, title),
+    h("div", { class: "summary-why", "data-testid": "summary-why" }, resultWhy(b)),
+    h("table", { class: "summary-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "player"), h("th", { class: "num" }, "points"), h("th", { class: "num" }, "cards"),
+        h("th", { class: "num" }, "nobles"), cities ? h("th", { class: "num" }, "cities") : null, h("th", {}, ""))),
+      h("tbody", {}, rows)),
+    S.watch ? null : h("div", { class: "summary-buttons" },
+      h("button", { type: "button", class: "primary", id: "btn-rematch", onclick: () => rematch(false) }, "Rematch"),
+      h("button", { type: "button", id: "btn-swap", title: "The same players, every seat moved one place on", onclick: () => rematch(true) }, "Swap seats"),
+      h("button", { type: "button", id: "btn-summary-replay", onclick: () => goReplay(0) }, "Replay the game")));
+}
+
+// -- sharing -------------------------------------------------------------------------------------------
+
+function showWatchLink() {
+  const g = S.game;
+  if (!g || !g.watchId) return;
+  const url = `${location.origin}/#watch=${g.watchId}`;
+  const box = $("#watch-box");
+  fill(box, h("span", {}, "Spectator link (public information only): "),
+    h("input", { type: "text", readonly: true, value: url, "data-testid": "watch-link", size: 40, onfocus: e => e.target.select() }),
+    h("button", { type: "button", onclick: () => { box.hidden = true; } }, "Close"));
+  box.hidden = false;
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => toast("Spectator link copied.", "info"), () => {});
+}
+
+// -- colour-blind mode and keys ----------------------------------------------------------------------
+
+function setColourBlind(on) {
+  document.body.classList.toggle("cb", on);
+  try { localStorage.setItem("splendor.cb", on ? "1" : "0"); } catch (e) { /* private mode */ }
+  updateButtons();
+}
+
+const KEYS = [
+  ["w b g r k", "pick a gem of that colour in the bank (again: two of it, or put it back)"],
+  ["Enter", "do the highlighted action (take the gems, buy, reserve)"],
+  ["Escape", "cancel what you were building"],
+  ["h", "hint"], ["u", "undo"], ["a", "analyse"], ["p", "replay on or off"], ["\u2190 \u2192", "step through a replay"],
+  ["n", "new game"], ["c", "colour-blind symbols on or off"], ["?", "this list"],
+];
+
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.target.closest && e.target.closest("input, select, textarea, dialog")) return;
+  const k = e.key;
+  if (S.replay && k === "ArrowLeft") goReplay(S.replay.step - 1);
+  else if (S.replay && k === "ArrowRight") goReplay(S.replay.step + 1);
+  else if (k === "Escape" && S.sel) { clearSel(); render(); }
+  else if ("wbgrk".includes(k) && k.length === 1 && interactive()) clickBankGem(LETTERS.indexOf(k));
+  else if (k === "Enter" && interactive()) {
+    const btn = document.querySelector("#actionbar button.primary:not(:disabled)");
+    if (btn) { e.preventDefault(); btn.click(); }
+  }
+  else if (k === "h" && !$("#btn-hint").disabled) askHint();
+  else if (k === "u" && !$("#btn-undo").disabled) undo();
+  else if (k === "a" && !$("#btn-analyse").disabled) startAnalysis();
+  else if (k === "p" && !$("#btn-replay").disabled) $("#btn-replay").click();
+  else if (k === "n" && !S.watch) openNewGame();
+  else if (k === "c") setColourBlind(!document.body.classList.contains("cb"));
+  else if (k === "?") $("#keys-dialog").showModal();
 }
 
 // -- records -------------------------------------------------------------------------------------------
@@ -1161,14 +1393,24 @@ async function init() {
     if (f) uploadRecord(f);
     e.target.value = "";
   });
-  document.addEventListener("keydown", e => {
-    if (e.target.closest && e.target.closest("input, select, textarea, dialog")) return;
-    if (S.replay && e.key === "ArrowLeft") goReplay(S.replay.step - 1);
-    else if (S.replay && e.key === "ArrowRight") goReplay(S.replay.step + 1);
-    else if (e.key === "Escape" && S.sel) { clearSel(); render(); }
+  document.addEventListener("keydown", onKey);
+  $("#btn-watch").addEventListener("click", showWatchLink);
+  $("#btn-cb").addEventListener("click", () => setColourBlind(!document.body.classList.contains("cb")));
+  $("#btn-keys").addEventListener("click", () => $("#keys-dialog").showModal());
+  $("#keys-close").addEventListener("click", () => $("#keys-dialog").close());
+  fill($("#keys-list"), KEYS.map(([k, what]) => h("tr", {}, h("td", {}, h("kbd", {}, k)), h("td", {}, what))));
+  let cb = false;
+  try { cb = localStorage.getItem("splendor.cb") === "1"; } catch (e) { /* private mode */ }
+  document.body.classList.toggle("cb", cb);
+  window.addEventListener("hashchange", () => {
+    const w = location.hash.match(/watch=([\w-]+)/), g = location.hash.match(/game=([\w-]+)/);
+    if (w && w[1] !== S.watch) loadWatch(w[1]);
+    else if (g && (!S.game || g[1] !== S.game.gameId)) loadGame(g[1]);
   });
+  const w = location.hash.match(/watch=([\w-]+)/);
   const m = location.hash.match(/game=([\w-]+)/);
-  if (m) await loadGame(m[1]);
+  if (w) await loadWatch(w[1]);
+  else if (m) await loadGame(m[1]);
   else { render(); await refreshGameList(); openNewGame(); }
   document.body.dataset.ready = "1";
 }
