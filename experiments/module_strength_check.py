@@ -1,4 +1,4 @@
-"""A quick strength sanity check of the players in each Cities of Splendor module (issue 6): one
+"""A quick strength check of the players in each Cities of Splendor module: one
 player spec against another at 2 players, seats alternating, one deal per pair of games.
 
     python experiments/module_strength_check.py --games 10 --a "mcts(iterations=1000)" --b greedy

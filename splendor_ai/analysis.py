@@ -26,6 +26,9 @@ from .state import State, View
 
 DEFAULT_SPEC = "mcts"
 DEFAULT_TOP_K = 5
+#: with a `stop` callback, the search runs in chunks of at most this many seconds and asks it
+#: between chunks: the latency of stopping a search early
+STOP_CHECK_SECONDS = 0.05
 
 
 class AnalysisError(SplendorError):
@@ -156,14 +159,18 @@ def _check_seed(seed) -> int:
 def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec: str = DEFAULT_SPEC,
             seed: int = 0, seat: int | None = None,
             progress: Callable[[Analysis], None] | None = None,
-            report_every: float | None = None) -> Analysis:
+            report_every: float | None = None,
+            stop: Callable[[], bool] | None = None) -> Analysis:
     """Search `position` from the view of `seat` (default: the seat to move) and rank the moves.
 
     `position` is a View, or a State whose view is taken first (nothing else is read from it).
     `limit` is a `players.Limit` or its JSON object (iterations and/or seconds, checked against
     the table of bounds of players/bounds.py; unset: the spec's own limit). With
     `progress` and `report_every` (seconds), `progress(partial_analysis)` is called about that
-    often while the search runs."""
+    often while the search runs. With `stop`, the search asks `stop()` every
+    STOP_CHECK_SECONDS and, once it answers true, ends early with the analysis so far (the
+    engine protocol's `terminate`). Running in chunks does not change the result of a search
+    under an iteration limit: the same tree is continued."""
     if isinstance(position, State):
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
                                  or not 0 <= seat < position.players):
@@ -184,17 +191,18 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
         raise ConfigError(f"report_every must be a positive number of seconds, got {report_every!r}")
     if view.is_over():
         raise AnalysisError(f"the game is over ({view.result().reason}): there is no move to analyse")
-    return _Search(view, spec, seed, limit).run(top_k, progress, report_every)
+    return _Search(view, spec, seed, limit).run(top_k, progress, report_every, stop)
 
 
 def hint(position: View | State, limit=None, spec: str = DEFAULT_SPEC, seed: int = 0,
-         seat: int | None = None, top_k: int = DEFAULT_TOP_K) -> Hint:
-    """The best move for the seat to move, a one-line reason and the runner-up."""
+         seat: int | None = None, top_k: int = DEFAULT_TOP_K, stop: Callable[[], bool] | None = None) -> Hint:
+    """The best move for the seat to move, a one-line reason and the runner-up (`stop` as for
+    `analyse`: the hint of a search ended early)."""
     view_seat = position.seat if isinstance(position, View) else seat
     if view_seat is not None and view_seat != position.to_move:
         raise AnalysisError(f"seat {view_seat} is not to move (seat {position.to_move} is): a hint is for the "
                             "seat to move")
-    a = analyse(position, limit, max(2, top_k), spec, seed, seat)
+    a = analyse(position, limit, max(2, top_k), spec, seed, seat, stop=stop)
     best = a.moves[0]
     runner = a.moves[1] if len(a.moves) > 1 else None
     return Hint(best.move, best.description, _reason(a, best, runner), runner, a)
@@ -247,15 +255,23 @@ class _Search:
         self.player = _make_search_player(spec, seed)
         self.search = self.player.new_search(view, limit)
 
-    def run(self, top_k: int, progress=None, report_every: float | None = None) -> Analysis:
+    def run(self, top_k: int, progress=None, report_every: float | None = None, stop=None) -> Analysis:
         try:
-            if progress is None or report_every is None:
+            reporting = progress is not None and report_every is not None
+            if not reporting and stop is None:
                 self.search.run()
-            else:
-                while True:
-                    self.search.run(report_every)
-                    if self.search.done():
-                        break
+                return self._collect(top_k, done=True)
+            chunk = min(x for x in (report_every if reporting else None, STOP_CHECK_SECONDS if stop else None)
+                        if x is not None)
+            since_report = 0.0
+            while not (stop is not None and stop()):
+                before = self.search.elapsed
+                self.search.run(chunk)
+                if self.search.done():
+                    break
+                since_report += self.search.elapsed - before
+                if reporting and (stop is None or since_report >= 0.9 * report_every):
+                    since_report = 0.0
                     progress(self._collect(top_k, done=False))
             return self._collect(top_k, done=True)
         finally:

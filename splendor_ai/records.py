@@ -199,10 +199,17 @@ class GameRecord:
     @classmethod
     def from_line(cls, line: str) -> "GameRecord":
         if isinstance(line, bytes):
-            line = line.decode("utf-8")
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"not UTF-8 text ({e.reason} at byte {e.start}): not a game record") from None
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
+            raise RecordError(f"broken JSON: {e}") from None
+        except RecursionError:
+            raise RecordError("broken JSON: nested too deeply") from None
+        except ValueError as e:   # an integer too long to convert
             raise RecordError(f"broken JSON: {e}") from None
         return cls.from_json(obj)
 
@@ -291,13 +298,27 @@ class GameRecord:
 
 # -- files -----------------------------------------------------------------------------------------
 
-def read_records(path) -> Iterator[GameRecord]:
+#: the longest line read as a record: a whole game is a few KB, so a longer line is not a record
+#: (and is never read into memory whole)
+MAX_LINE_BYTES = 1 << 20
+
+
+def read_records(path, strict: bool = False) -> Iterator[GameRecord]:
     """The records of a JSON Lines file, in order. Blank lines are ignored. A corrupt last line
-    (a write cut short by a crash) is skipped with a warning; a corrupt line anywhere else raises
-    RecordError naming its line number. Records are parsed, not replayed (call replay())."""
-    pending: tuple[int, str] | None = None
-    with open(path, "r", encoding="utf-8", newline="\n") as f:
-        for number, line in enumerate(f, 1):
+    (a write cut short by a crash) is skipped with a warning, unless `strict` (a file that should
+    hold whole games, e.g. one the user asked to load); a corrupt line anywhere else raises
+    RecordError naming its line number, as does a line that is not UTF-8 text or is longer than
+    MAX_LINE_BYTES. Records are parsed, not replayed (call replay())."""
+    pending: tuple[int, bytes] | None = None
+    with open(path, "rb") as f:
+        number = 0
+        while True:
+            line = f.readline(MAX_LINE_BYTES + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_LINE_BYTES:
+                raise RecordError(f"line {number}: longer than {MAX_LINE_BYTES} bytes: not a game record")
             if not line.strip():
                 continue
             if pending is not None:
@@ -305,17 +326,20 @@ def read_records(path) -> Iterator[GameRecord]:
             pending = (number, line)
     if pending is not None:
         number, line = pending
+        if strict:
+            yield _parse_line(number, line)
+            return
         try:
             record = GameRecord.from_line(line)
         except RecordError as e:
-            torn = "" if line.endswith("\n") else " (no newline: a write cut short)"
+            torn = "" if line.endswith(b"\n") else " (no newline: a write cut short)"
             warnings.warn(f"{path}: line {number}: skipping the corrupt last line{torn}: {e}",
                           stacklevel=2)
             return
         yield record
 
 
-def _parse_line(number: int, line: str) -> GameRecord:
+def _parse_line(number: int, line: bytes | str) -> GameRecord:
     try:
         return GameRecord.from_line(line)
     except RecordError as e:
@@ -352,6 +376,44 @@ def append_line(path, line: str, fsync: bool = True) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def save_record(path, record: GameRecord, overwrite: bool = False) -> None:
+    """Write one game to a file of its own, atomically: the record goes to a temporary file in
+    the same folder, flushed to disk, which then takes the file's name. An existing file is
+    never replaced unless `overwrite` (FileExistsError), and a crash leaves either the old file
+    or the new one, never a mix."""
+    data = (record.to_line() + "\n").encode("utf-8")
+    path = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a folder", path)
+    if not overwrite and os.path.lexists(path):
+        raise FileExistsError(17, "the file exists", path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)       # fails if the name was taken meanwhile: never clobbers
+            except FileExistsError:
+                raise FileExistsError(17, "the file exists", path) from None
+            except OSError:              # a file system without hard links
+                if os.path.lexists(path):
+                    raise FileExistsError(17, "the file exists", path) from None
+                os.replace(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def _last_newline_end(fd: int, size: int) -> int:

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "experiments" / "README.md"]
 FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 NOT_RUN = "# not run:"
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def python_blocks(path: Path) -> list[tuple[int, str]]:
@@ -56,3 +57,24 @@ def test_python_examples_run(path, tmp_path, monkeypatch):
             exec(compiled, namespace)
         except Exception as e:  # name the block, not just this file
             raise AssertionError(f"the example at {where} raised {type(e).__name__}: {e}") from e
+
+
+def markdown_files() -> list[Path]:
+    """Every Markdown file of the documentation: the top level, docs/, experiments/ and the results
+    folders' reports."""
+    files = [*ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md"), ROOT / "experiments" / "README.md",
+             *(ROOT / "experiments" / "results").glob("**/report.md")]
+    return sorted(p for p in files if p.exists())
+
+
+def test_relative_links_resolve():
+    # a link to a file or folder of the repository names one that exists (web links and anchors aside)
+    broken = []
+    for path in markdown_files():
+        text = path.read_text(encoding="utf-8")
+        for target in LINK.findall(text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not (path.parent / target.split("#", 1)[0]).exists():
+                broken.append(f"{path.relative_to(ROOT)}: {target}")
+    assert len(markdown_files()) > 100 and not broken, broken

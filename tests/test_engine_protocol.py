@@ -10,6 +10,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -188,9 +189,13 @@ def test_blank_lines_are_skipped_and_eof_ends_cleanly(engine):
 
 
 def _serve(requests) -> list[dict]:
+    """The answers to `requests`, in the order of the requests (a bad request is answered at once,
+    a search when it is done, so the engine's own order can differ)."""
     out = io.StringIO()
     serve(io.StringIO("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in requests)), out)
-    return [json.loads(line) for line in out.getvalue().splitlines()]
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    ids = [r.get("id") if isinstance(r, dict) else None for r in requests]
+    return sorted(replies, key=lambda r: ids.index(r["id"]) if r["id"] in ids else len(ids))
 
 
 def test_records_and_turns():
@@ -243,3 +248,167 @@ def test_chunked_search_equals_one_search():
     assert a.moves == b.moves and a.iterations == b.iterations == 20000
     assert len(reports) >= 2 and all(not r.done and r.iterations < 20000 for r in reports)
     assert [r.iterations for r in reports] == sorted(r.iterations for r in reports)
+
+
+# -- requests read while a search runs: query_version, terminate ------------------------------------
+
+LONG = {"seconds": 120}        # a search that would run two minutes unless terminated
+
+
+def test_terminate_stops_a_long_search_with_its_partial_result(engine):
+    engine.send_raw(json.dumps({"id": "long", "start": START, "limit": LONG, "top_k": 3}))
+    # the engine reads on while it searches: the version is answered during the search
+    t0 = time.monotonic()
+    r = engine.ask({"id": "v", "action": "query_version"})
+    assert r["id"] == "v" and r["protocol"] == PROTOCOL and time.monotonic() - t0 < 10
+    time.sleep(0.5)
+    terminate = {"id": "t", "action": "terminate", "terminateId": "long"}
+    t0 = time.monotonic()
+    engine.send_raw(json.dumps(terminate))
+    answers = {}
+    while len(answers) < 2:
+        a = engine.read()
+        answers[a["id"]] = a
+    took = time.monotonic() - t0
+    assert answers["t"] == terminate                        # the acknowledgement echoes the request
+    final = answers["long"]
+    assert took < 5, took                                   # stopped long before its two minutes
+    assert final["terminated"] is True and final["isDuringSearch"] is False
+    check_analysis(final, "long", 3)
+    assert final["rootInfo"]["iterations"] > 0 and final["rootInfo"]["seconds"] < 10
+    # terminating it again, or any unknown id, is an error naming terminateId; the engine goes on
+    r = engine.ask({"id": "t2", "action": "terminate", "terminateId": "long"})
+    assert r["id"] == "t2" and r["field"] == "terminateId" and "no request with id" in r["error"]
+    r = engine.ask({"id": "t3", "action": "terminate"})
+    assert r["field"] == "terminateId" and "missing" in r["error"]
+    r = engine.ask({"id": "t4", "action": "terminate", "terminateId": "x", "noResults": "yes"})
+    assert r["field"] == "noResults"
+    rc, err = engine.close()
+    assert rc == 0 and "Traceback" not in err
+
+
+def test_terminate_without_results_and_of_queued_requests(engine):
+    # one worker: "a" runs, "b" waits behind it
+    engine.send_raw(json.dumps({"id": "a", "start": START, "limit": LONG}))
+    engine.send_raw(json.dumps({"id": "b", "start": START, "limit": LONG}))
+    time.sleep(0.3)
+    engine.send_raw(json.dumps({"id": "tb", "action": "terminate", "terminateId": "b"}))
+    engine.send_raw(json.dumps({"id": "ta", "action": "terminate", "terminateId": "a", "noResults": True}))
+    answers = {}
+    t0 = time.monotonic()
+    while len(answers) < 4:
+        a = engine.read()
+        answers[a["id"]] = a
+    assert time.monotonic() - t0 < 5
+    no_result = {"isDuringSearch": False, "noResults": True, "terminated": True}
+    assert answers["a"] == {"id": "a", **no_result}       # asked for no result
+    assert answers["b"] == {"id": "b", **no_result}       # never started: nothing was searched
+    assert answers["ta"]["terminateId"] == "a" and answers["tb"]["terminateId"] == "b"
+    rc, _ = engine.close()
+    assert rc == 0
+
+
+def test_terminate_all_and_turn_numbers():
+    out = io.StringIO()
+    # turnNumbers selects requests by the turn they analyse: only the turn-0 request stops at once
+    lines = [{"id": 1, "start": START, "limit": LONG},
+             {"id": 2, "start": START, "moves": MOVES, "limit": {"iterations": 400}},
+             {"id": "t", "action": "terminate", "terminateId": 1, "turnNumbers": [0], "noResults": True},
+             {"id": "tall", "action": "terminate_all", "turnNumbers": [77]}]
+    serve(io.StringIO("".join(json.dumps(r) + "\n" for r in lines)), out)
+    answers = {r["id"]: r for r in map(json.loads, out.getvalue().splitlines())}
+    assert answers[1] == {"id": 1, "isDuringSearch": False, "noResults": True, "terminated": True}
+    assert "terminated" not in answers[2] and answers[2]["rootInfo"]["iterations"] == 400
+    assert answers["tall"] == lines[3]
+
+
+def test_end_of_input_waits_for_searches_or_stops_them(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    req = json.dumps({"id": "w", "start": START, "limit": {"iterations": 3000}}) + "\n"
+    p = subprocess.run([sys.executable, "-m", "splendor_ai", "engine"], input=req, capture_output=True,
+                       text=True, cwd=ROOT, env=env, timeout=TIMEOUT)
+    (answer,) = [json.loads(x) for x in p.stdout.splitlines()]
+    assert p.returncode == 0 and answer["rootInfo"]["iterations"] == 3000 and "terminated" not in answer
+    req = json.dumps({"id": "q", "start": START, "limit": LONG}) + "\n"
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "splendor_ai", "engine", "--quit-without-waiting"], input=req,
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=TIMEOUT)
+    (answer,) = [json.loads(x) for x in p.stdout.splitlines()]
+    assert p.returncode == 0 and answer["id"] == "q" and answer["terminated"] is True
+    assert time.monotonic() - t0 < 20
+
+
+def test_concurrent_searches_write_whole_lines():
+    """Two worker threads, progress reports from both: every output line is one JSON object."""
+    out = io.StringIO()
+    lines = [{"id": i, "start": dict(START, seed=i), "limit": {"seconds": 0.4}, "report_every": 0.05}
+             for i in range(4)]
+    serve(io.StringIO("".join(json.dumps(r) + "\n" for r in lines)), out, threads=2)
+    replies = [json.loads(x) for x in out.getvalue().splitlines()]
+    finals = [r for r in replies if not r["isDuringSearch"]]
+    assert sorted(r["id"] for r in finals) == [0, 1, 2, 3]
+    assert len(replies) > len(finals)
+
+
+# -- bounded input -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("request_line,field,message", [
+    ({"id": 1, "start": START, "spec": "mcts(workers=100000)"}, "spec.workers", "workers must be an integer in 1-"),
+    ({"id": 1, "start": START, "spec": "mcts(seconds=1e9)"}, "spec.seconds", "seconds must be a number in (0, 3600]"),
+    ({"id": 1, "start": START, "spec": "mcts(iterations=100000000000)"}, "spec.iterations", "iterations"),
+    ({"id": 1, "start": START, "spec": "mcts(dets=100000)"}, "spec.dets", "dets must be"),
+    ({"id": 1, "start": START, "spec": "mcts(c=float('nan'))"}, "spec", "literal values"),
+    ({"id": 1, "start": START, "spec": "mcts(c=1e999)"}, "spec.c", "c must be a number"),
+    ({"id": 1, "start": START, "spec": "mcts(workers=True)"}, "spec.workers", "workers must be an integer"),
+    ({"id": 1, "start": START, "spec": "mcts(max_nodes=10**12)"}, "spec", ""),
+    ({"id": 1, "start": START, "spec": "mcts(" + "c=1," * 50_000 + ")"}, "spec", "characters (at most 200)"),
+    ({"id": 1, "start": START, "limit": {"iterations": True}}, "limit.iterations", "expected an integer"),
+    ({"id": 1, "start": START, "limit": {"seconds": 10 ** 400}}, "limit.seconds", ""),
+    ({"id": 1, "start": START, "top_k": 5.0}, "top_k", ""),
+    ({"id": "x" * 300, "start": START}, "id", "at most 200 characters"),
+    ({"id": 2 ** 70, "start": START}, "id", "64-bit"),
+    ({"id": 1, "start": dict(START, seed=2 ** 64)}, "start", "seed"),
+    ({"id": 1, "start": START, "seat": False}, "seat", "expected an integer seat"),
+    ({"id": 1, "start": START, "moves": ["+wbg"] * 100}, "moves[4]", "illegal move"),
+    ({"id": 1, "action": "query_version", "limit": {}}, "limit", "not used by query_version"),
+])
+def test_bounded_fields(request_line, field, message):
+    t0 = time.monotonic()
+    (r,) = _serve([request_line])
+    assert time.monotonic() - t0 < 5
+    assert r.get("field", "").startswith(field) and message in r["error"], r
+    assert len(r["error"]) < 400                      # the input is never echoed whole
+
+
+@pytest.mark.parametrize("line,message", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"id": 1, "start": {"players": 2, "seed": NaN}}', "NaN is not a JSON number"),
+    ('{"id": 1, "limit": {"seconds": Infinity}}', "Infinity is not a JSON number"),
+    ('{"id": 1, "top_k": ' + "9" * 5000 + "}", "malformed JSON"),
+    ("x" * (2 << 20), "longer than"),
+])
+def test_bounded_lines(line, message):
+    out = io.StringIO()
+    serve(io.StringIO(line + "\n" + json.dumps({"id": "after", "action": "query_version"}) + "\n"), out)
+    first, after = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert first["id"] is None and message in first["error"] and len(first["error"]) < 400
+    assert after["id"] == "after" and after["protocol"] == PROTOCOL    # still serving
+
+
+def test_lines_that_are_not_utf8():
+    out = io.StringIO()
+    serve(io.BytesIO(b'{"id": "\xff\xfe"}\n{"id": 2, "action": "query_version"}\n'), out)
+    first, after = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert "not UTF-8" in first["error"] and after["id"] == 2
+
+
+def test_record_is_checked_whole_even_with_turn():
+    """`turn` analyses part of a record, but the whole record must replay (as `play --load` checks)."""
+    from splendor_ai.records import GameRecord
+    st = State.new(2, seed=3)
+    for m in MOVES:
+        st.push(m)
+    rec = GameRecord.from_state(st, seed=3, players=["human", "mcts"]).to_json()
+    rec["moves"][3] = "b99"                     # an illegal move after the requested turn
+    (r,) = _serve([{"id": 1, "record": rec, "turn": 1, "limit": LIMIT}])
+    assert r["field"] == "record" and "b99" in r["error"]

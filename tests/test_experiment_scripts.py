@@ -217,7 +217,7 @@ def test_bad_files_and_config(tmp_path, capsys):
     # not a records file at all
     (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00junk\n{}\n")
     assert call("rate", tmp_path / "bin.jsonl", "--out", tmp_path / "r") == 2
-    assert "not a UTF-8 records file" in capsys.readouterr().err
+    assert "line 1: not UTF-8 text" in capsys.readouterr().err
     # TOML problems
     for body, message in [('deals = "x"\n', "option 'deals': expected a positive integer"),
                           ("dealz = 3\n", "unknown option 'dealz'"), ("deals = 3\n[x\n", "not valid TOML"),

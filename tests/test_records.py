@@ -274,3 +274,50 @@ def test_empty_file(tmp_path):
     path = tmp_path / "none.jsonl"
     path.write_text("")
     assert list(read_records(path)) == []
+
+
+def test_files_that_are_not_records(tmp_path, games):
+    """A binary file, text that is not UTF-8, a line too long to be a record: RecordError naming
+    the line, never a UnicodeDecodeError or a read of the whole line into memory."""
+    from splendor_ai.records import MAX_LINE_BYTES
+    good = games[2][1].to_line().encode() + b"\n"
+    cases = {"binary": bytes(range(256)) * 8 + b"\n" + good,
+             "latin1": '{"meta": "Café"}\n'.encode("latin-1") + good,
+             "long": b"[" * (MAX_LINE_BYTES + 10) + b"\n" + good,
+             "deep": b"[" * 100_000 + b"\n" + good,
+             "huge int": b'{"seed": ' + b"9" * 5000 + b"}\n" + good}
+    for name, data in cases.items():
+        path = tmp_path / f"{name.replace(' ', '_')}.jsonl"
+        path.write_bytes(data)
+        with pytest.raises(RecordError, match=r"^line 1: ") as e:
+            list(read_records(path))
+        assert len(str(e.value)) < 200, name
+    (tmp_path / "last.jsonl").write_bytes(good + "Café\n".encode("latin-1"))
+    with pytest.warns(UserWarning, match=r"line 2: skipping the corrupt last line: not UTF-8"):
+        assert len(list(read_records(tmp_path / "last.jsonl"))) == 1
+
+
+def test_strict_reading_reports_the_real_cause_of_a_bad_last_line(tmp_path, games):
+    obj = games[2][1].to_json()
+    obj["format"] = "splendor-record/9"
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(obj) + "\n")
+    with pytest.raises(RecordError, match=r"line 1: format: expected 'splendor-record/1'"):
+        list(read_records(path, strict=True))
+
+
+def test_save_record_is_atomic_and_never_clobbers(tmp_path, games):
+    from splendor_ai.records import save_record
+    path = tmp_path / "game.jsonl"
+    path.write_text("a file that must survive\n")
+    with pytest.raises(FileExistsError):
+        save_record(path, games[2][1])
+    assert path.read_text() == "a file that must survive\n"
+    save_record(path, games[3][1], overwrite=True)
+    assert list(read_records(path)) == [games[3][1]]
+    fresh = tmp_path / "new.jsonl"
+    save_record(fresh, games[4][1])
+    assert list(read_records(fresh)) == [games[4][1]]
+    with pytest.raises(IsADirectoryError):
+        save_record(tmp_path, games[4][1], overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.jsonl", "new.jsonl"]   # no temporary file left

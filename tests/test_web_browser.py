@@ -909,3 +909,34 @@ def test_the_page_fits_a_390_px_phone(browser, server, module):
             pg.screenshot(path=str(Path(SHOTS) / "phone.png"), full_page=True)
     finally:
         ctx.close()
+
+
+def test_live_win_rate_graph_and_analysis_while_replaying(page, server):
+    """The optional graph of the human's win rate, each position searched from the human's own view:
+    it grows with the game, and a click on a point replays the position before that move, where
+    Analyse ranks the moves of that position."""
+    base, manager = server
+    gid = start_game(page, base, ["human", "random"], seed=71)
+    page.select_option("#budget", '{"iterations":200}')
+    for _ in range(2):
+        g = api_game(page, gid)
+        click_move(page, g, pick([m["move"] for m in g["legalMoves"]], g["turn"]))
+        wait_for_turn(page, g["version"])
+    page.click("#btn-graph")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=graph-point]').length === 5")
+    g = api_game(page, gid)
+    assert g["graph"]["on"] and [p["ply"] for p in g["graph"]["points"]] == list(range(5))
+    assert page.get_attribute("#btn-graph", "aria-pressed") == "true"
+    if SHOTS:
+        page.locator("#graph-panel").screenshot(path=str(Path(SHOTS) / "graph.png"))
+    page.click("[data-testid=graph-point][data-ply='3']")
+    page.wait_for_selector("#rp-label[data-step='3']")
+    page.click("#btn-analyse")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=analysis-row]').length > 0 && "
+                           "!document.querySelector('#analysis-panel .spinner')")
+    assert "the position after move 3" in page.inner_text("#analysis-panel")
+    a = api(page, f"/api/games/{gid}/analysis")
+    assert a["step"] == 3 and a["rootInfo"]["toMove"] == 1 and a["seat"] == 0
+    page.click("#rp-exit")
+    page.click("#btn-graph")
+    page.wait_for_selector("#graph-panel[hidden]", state="attached")

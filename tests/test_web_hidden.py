@@ -231,6 +231,13 @@ def test_twin_games_with_the_same_view_get_byte_identical_answers(client, manage
         answers[i].append(_normal(a.text, {}))
         entry = next(x for x in client.get("/api/games").json()["games"] if x["gameId"] == gid)
         answers[i].append(_normal(json.dumps(entry), {}))
+        ask("POST", f"/api/games/{gid}/graph", json={"on": True, "limit": {"iterations": 100}})
+        answers[i].append(_normal(json.dumps(wait_graph(client, gid, 7)), {}))
+        ask("POST", f"/api/games/{gid}/analysis", json={"step": 3, "limit": {"iterations": 100}})
+        while (a := client.get(f"/api/games/{gid}/analysis")).json()["status"] == "running":
+            time.sleep(0.02)
+        answers[i].append(_normal(a.text, {}))
+        client.post(f"/api/games/{gid}/graph", json={"on": False})
         ask("POST", f"/api/games/{gid}/move", json={"move": "+bgr"})
         wait_for_human(client, gid)                      # the AI's reply is its own (its view differs)
         ask("POST", f"/api/games/{gid}/undo", json={})
@@ -321,3 +328,57 @@ def test_idle_games_expire_with_a_clear_message():
             assert c.get("/api/games").json()["games"] == []
     finally:
         m.shutdown()
+
+
+# -- the live win-rate graph and analysis while replaying ------------------------------------------------
+
+def wait_graph(client, gid, n):
+    end = time.monotonic() + 30
+    while True:
+        g = client.get(f"/api/games/{gid}").json()
+        if len(g["graph"]["points"]) == n and not g["graph"]["running"]:
+            return g
+        assert time.monotonic() < end, g["graph"]
+        time.sleep(0.05)
+
+
+def test_the_live_graph_is_the_human_seats_own_view(client, manager):
+    from splendor_ai.analysis import analyse
+    from splendor_ai.players import Limit
+    game, g = closed_game(manager, client, ["+wbg", "rL1", "+wbr", "rL2"])
+    gid = game.id
+    r = client.post(f"/api/games/{gid}/graph", json={"on": True, "limit": {"iterations": 150}})
+    assert r.status_code == 200 and r.json()["on"] and r.json()["seat"] == 0
+    g = wait_graph(client, gid, 5)
+    st = State.new(2, seed=3)
+    for ply, point in enumerate(g["graph"]["points"]):
+        assert point["ply"] == ply
+        view = st.view(0)                                  # the human's view then, never the true state
+        a = analyse(view, Limit(iterations=150), spec=game.hint_spec, seed=game._search_seed(view))
+        assert point["winrate"] == round(a.seat_winrates[0], 4)
+        if ply < 4:
+            st.push(g["log"][ply]["move"])
+    client.post(f"/api/games/{gid}/move", json={"move": "+bgk"})
+    g = wait_graph(client, gid, 7)                         # the human's move and the AI's reply
+    assert [p["ply"] for p in g["graph"]["points"]] == list(range(7))
+    client.post(f"/api/games/{gid}/undo", json={})
+    g = wait_graph(client, gid, 5)
+    assert client.post(f"/api/games/{gid}/graph", json={"on": False}).json()["on"] is False
+    r = client.post(f"/api/games/{gid}/graph", json={"on": True, "seat": 1})
+    assert r.status_code == 403                            # an AI seat's view is never searched for the page
+    r = client.post(f"/api/games/{gid}/graph", json={"on": True, "limit": {"seconds": 5}})
+    assert r.status_code == 422 and r.json()["field"] == "limit.seconds"
+
+
+def test_analysis_of_a_replayed_position(client, manager):
+    game, g = closed_game(manager, client, ["+wbg", "rL1", "+wbr", "rL2"])
+    gid = game.id
+    r = client.post(f"/api/games/{gid}/analysis", json={"step": 1, "limit": {"iterations": 100}})
+    assert r.status_code == 202, r.text
+    while (a := client.get(f"/api/games/{gid}/analysis").json())["status"] == "running":
+        time.sleep(0.02)
+    st = State.new(2, seed=3)
+    st.push("+wbg")
+    assert a["status"] == "done" and a["step"] == 1 and a["seat"] == 0      # the human's view, the AI to move
+    assert a["rootInfo"]["position"] == st.view(0).position() and a["rootInfo"]["toMove"] == 1
+    assert client.post(f"/api/games/{gid}/analysis", json={"step": 9}).status_code == 422

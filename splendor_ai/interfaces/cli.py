@@ -32,9 +32,11 @@ EXIT_USAGE = 2
 
 def _seat_count(text: str) -> int:
     try:
-        n = int(text)
+        n = int(text) if len(text) <= 30 else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {text!r}") from None
+        n = None
+    if n is None:
+        raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {text[:30]!r}")
     if n not in (2, 3, 4):
         raise argparse.ArgumentTypeError(f"expected 2, 3 or 4, got {n}")
     return n
@@ -42,9 +44,11 @@ def _seat_count(text: str) -> int:
 
 def _nonneg_int(text: str) -> int:
     try:
-        n = int(text)
+        n = int(text) if len(text) <= 30 else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+        n = None
+    if n is None:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text[:30]!r}")
     if n < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {n}")
     return n
@@ -57,14 +61,40 @@ def _pos_int(text: str) -> int:
     return n
 
 
-def _pos_float(text: str) -> float:
+def _iterations(text: str) -> int:
+    from .protocol import MAX_ITERATIONS
+    n = _pos_int(text)
+    if n > MAX_ITERATIONS:
+        raise argparse.ArgumentTypeError(f"expected 1-{MAX_ITERATIONS} iterations, got {n}")
+    return n
+
+
+def _seconds(text: str) -> float:
+    from .protocol import MAX_SECONDS
     try:
         x = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}") from None
-    if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        x = float("nan")
+    if not 0 < x <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds in (0, {MAX_SECONDS:g}], got {text[:30]!r}")
     return x
+
+
+def _top(text: str) -> int:
+    from .protocol import MAX_TOP_K
+    n = _pos_int(text)
+    if n > MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"expected 1-{MAX_TOP_K}, got {n}")
+    return n
+
+
+def _threads(text: str) -> int:
+    import os
+    n = _pos_int(text)
+    cores = os.cpu_count() or 1
+    if n > cores:
+        raise argparse.ArgumentTypeError(f"expected 1-{cores} (the number of cores), got {n}")
+    return n
 
 
 def _port(text: str) -> int:
@@ -103,7 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--hint", metavar="SPEC", dest="hint_spec",
                       help="the search behind 'hint' (default: the first AI's spec if it is an mcts spec, "
                       f"else {DEFAULT_AI!r})")
-    play.add_argument("--seed", type=_seed, help="seed of the deal and of the AI (default: random, printed)")
+    play.add_argument("--seed", type=_seed, help="seed of the deal and of the AI (default: random; shown when "
+                      "the game ends, since with the moves it gives away the decks and blind reserves)")
+    play.add_argument("--open", action="store_true", help="an open game: every card is shown, blind reserves "
+                      "included, and the deal seed from the start (for study; the AI still sees only its own view)")
     play.add_argument("--first-player", type=_nonneg_int, default=0, metavar="S", help="the seat that moves first")
     play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (a game record, or a file "
                       "holding a position string)")
@@ -131,11 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
         new.add_argument("--players", type=_seat_count, metavar="N", help="players of the new game (default 2)")
         new.add_argument("--deal", type=_seed, metavar="N", help="the new game's deal seed (default 0)")
         lim = a.add_argument_group("search limit (default: the spec's own, 2000 iterations for plain mcts)")
-        lim.add_argument("--iterations", type=_pos_int, metavar="N", help="search iterations")
-        lim.add_argument("--seconds", type=_pos_float, metavar="S", help="search time in seconds")
+        lim.add_argument("--iterations", type=_iterations, metavar="N", help="search iterations")
+        lim.add_argument("--seconds", type=_seconds, metavar="S", help="search time in seconds")
         a.add_argument("--spec", default="mcts", help="the search player spec (default 'mcts')")
         a.add_argument("--seed", type=_seed, default=0, help="search seed (default 0)")
-        a.add_argument("--top", type=_pos_int, default=5, metavar="K", help="how many moves to show (default 5)")
+        a.add_argument("--top", type=_top, default=5, metavar="K", help="how many moves to show (default 5)")
         a.add_argument("--json", action="store_true", help="print JSON (the engine's response format)")
         a.set_defaults(func=cmd_analyse if name == "analyse" else cmd_hint)
 
@@ -149,7 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     eng = sub.add_parser("engine", help="JSON-lines analysis engine on stdin/stdout (docs/ENGINE.md)",
                          description="Read one JSON request per line on stdin, write one JSON response per "
-                         "line on stdout. See docs/ENGINE.md.")
+                         "line on stdout. Requests are read while searches run: query_version and "
+                         "terminate are answered at once. See docs/ENGINE.md.")
+    eng.add_argument("--threads", type=_threads, default=1, metavar="N",
+                     help="searches run at once, 1 to the number of cores (default 1: one at a time, in "
+                     "the order they arrive)")
+    eng.add_argument("--quit-without-waiting", action="store_true",
+                     help="at end of input, terminate the queued and running searches (each still answered "
+                     "with its partial result) instead of waiting for them")
     eng.set_defaults(func=cmd_engine)
 
     srv = sub.add_parser("serve", help="the browser UI on localhost (docs/WEB.md)",
@@ -219,17 +259,21 @@ def _request_from_args(args) -> dict:
     if args.position is not None:
         req["position"] = args.position.strip()
     elif args.json_file is not None:
-        with open(args.json_file, encoding="utf-8") as f:
-            text = f.read()
+        from .protocol import MAX_LINE_CHARS, RequestError, _loads
+        text = read_text(args.json_file, MAX_LINE_CHARS)
         try:
-            req["position"] = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CLIError(f"{args.json_file}: not JSON: {e}") from None
+            req["position"] = _loads(text)
+        except RequestError as e:
+            raise CLIError(f"{args.json_file}: not JSON: {str(e).removeprefix('malformed JSON: ')}") from None
         if isinstance(req["position"], str):
             req["position"] = req["position"].strip()
     else:
+        from ..errors import RecordError
         from ..records import read_records
-        records = list(read_records(args.record))
+        try:
+            records = list(read_records(args.record, strict=True))
+        except RecordError as e:
+            raise CLIError(f"{args.record}: {e}") from None
         if not records:
             raise CLIError(f"{args.record}: no game record in the file")
         if args.game > len(records):
@@ -243,8 +287,9 @@ def _request_from_args(args) -> dict:
 
 
 def _analysis_inputs(args):
-    from .protocol import RequestError, build_position
+    from .protocol import RequestError, build_position, check_spec_option
     from ..players.base import Limit
+    check_spec_option(args.spec, "--spec")
     try:
         position = build_position(_request_from_args(args))
     except RequestError as e:
@@ -253,6 +298,18 @@ def _analysis_inputs(args):
         raise CLIError(f"--module {args.module}: the position is a game "
                        f"{'of the ' + position.module + ' module' if position.module else 'without a module'}")
     return position, Limit(iterations=args.iterations, seconds=args.seconds)
+
+
+def read_text(path: str, limit: int) -> str:
+    """A small text file whole: at most `limit` bytes of UTF-8 (else a one-line error)."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise CLIError(f"{path}: larger than {limit} bytes: not a position")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def cmd_analyse(args) -> int:
@@ -307,7 +364,7 @@ def cmd_review(args) -> int:
 
 def cmd_engine(args) -> int:
     from .protocol import main as engine_main
-    return engine_main()
+    return engine_main(args.threads, args.quit_without_waiting)
 
 
 def _console():

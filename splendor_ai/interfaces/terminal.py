@@ -3,12 +3,24 @@
 The game loop holds the true `State` (like the match runner); the board shown to the human and
 everything the AI and the hints search are views of one seat. Input is read line by line, so the
 game can be driven through a pipe (tests do).
+
+Hidden information: nothing printed while the game goes on depends on a card the human cannot
+see. The deal seed (which with the moves gives the deck order and every blind reserve) is shown
+only when the game is over, or from the start in a game started with `--open`.
+
+Files are never lost: `save FILE` refuses to replace a file (`save! FILE` does), every save is
+atomic (records.save_record), and the game is saved on its own when the player leaves (`quit`,
+end of input, Ctrl-C, even while the AI thinks) to a file in `save_dir()`, named on screen.
 """
 from __future__ import annotations
 
+import datetime
+import os
 import random
 import sys
+import threading
 import time
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -32,11 +44,16 @@ On your turn, type one of:
   hint                    ask the AI for the best move, with its reasons
   undo                    take back your last move (and the AI's replies)
   board                   show the board again
-  save FILE               save the game as a game record (docs/RECORDS.md)
+  save FILE               save the game as a game record (docs/RECORDS.md); an existing
+                          file is kept: save! FILE replaces it
   load FILE               continue a game saved in FILE
   help                    this text
-  quit                    leave the game"""
+  quit                    leave the game (it is saved on its own first, and Ctrl-C or
+                          the end of input do the same)"""
 
+
+#: the longest input line read (a move or a command with a file name is far shorter)
+MAX_INPUT_CHARS = 4096
 
 MODULE_TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The Trading Posts",
                  "strongholds": "The Strongholds"}
@@ -44,6 +61,27 @@ MODULE_TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The T
 
 class Quit(Exception):
     pass
+
+
+def new_seed() -> int:
+    """A deal seed nobody has seen: 64 random bits (a 32-bit seed could be found by dealing
+    every seed and comparing the market, which would give away the decks)."""
+    return random.SystemRandom().randrange(2 ** 64)
+
+
+def save_dir() -> Path:
+    """Where games are saved when the player leaves: $SPLENDOR_SAVE_DIR, else the user's data
+    folder (platformdirs: ~/.local/share/splendor_ai/saves on Linux)."""
+    env = os.environ.get("SPLENDOR_SAVE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+    return Path(platformdirs.user_data_dir("splendor_ai")) / "saves"
+
+
+def _search_seed(seed: int, *parts: int) -> int:
+    from ..players.mcts import derive_seed
+    return derive_seed(seed, *parts)
 
 
 class Game:
@@ -72,14 +110,19 @@ class Game:
         self.specs = ["human" if s in self.humans else None for s in range(players)]
         for i, s in enumerate(ai_seats):
             self.specs[s] = specs[i if len(specs) > 1 else 0]
-        self.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
+        from .protocol import check_spec_option
+        for spec in specs:
+            check_spec_option(spec, "--ai")
+        self.seed = args.seed if args.seed is not None else new_seed()
+        self.open = bool(getattr(args, "open", False))
+        self.saved_to: Path | None = None       # this game's own file in save_dir(), once written
         hint_spec = args.hint_spec
         if hint_spec is None:
             try:
                 hint_spec = specs[0] if parse_spec(specs[0])[0] == DEFAULT_SPEC else DEFAULT_AI
             except ConfigError:
                 hint_spec = DEFAULT_AI
-        self.hint_spec = hint_spec
+        self.hint_spec = check_spec_option(hint_spec, "--hint")
         module = getattr(args, "module", None)
         position = getattr(args, "position", None)
         self.from_position = position is not None
@@ -128,7 +171,7 @@ class Game:
             if seat in self.humans:
                 continue
             try:
-                self.ai[seat] = make_player(spec, seed=(self.seed + 7919 * seat) % 2 ** 64)
+                self.ai[seat] = make_player(spec, seed=_search_seed(self.seed, 7919, seat))
             except ConfigError as e:
                 raise CLIError(f"--ai: {e}") from None
             if getattr(self.ai[seat], "perfect_information", False):
@@ -149,9 +192,11 @@ class Game:
     # -- output ------------------------------------------------------------------------------------
 
     def say(self, text, style: str | None = None) -> None:
+        """A message, as one line that the terminal wraps (a file name in it stays whole, for
+        copying)."""
         if isinstance(text, str):
             text = Text(text, style=style or "")
-        self.console.print(text)
+        self.console.print(text, soft_wrap=True)
 
     def names(self) -> list[str]:
         out = []
@@ -167,8 +212,9 @@ class Game:
         return min(self.humans)
 
     def show_board(self) -> None:
-        view = self.state.view(self.viewer())
-        self.console.print(board(view, self.names()))
+        # an open game shows every card; otherwise the board is the viewer's view
+        shown = self.state if self.open else self.state.view(self.viewer())
+        self.console.print(board(shown, self.names()))
 
     def show_moves(self, describe: bool) -> None:
         moves = self.legal()
@@ -189,43 +235,61 @@ class Game:
 
     def run(self) -> int:
         module = self.state.module
+        deal = f"deal seed {self.seed} (an open game)" if self.open else "the deal seed is shown when the game ends"
         self.say(f"Splendor{' with ' + MODULE_TITLES[module] if module else ''}: {self.state.players} players, "
-                 f"seed {self.seed}. You play "
+                 f"{deal}. You play "
                  f"{', '.join(player_name(s) for s in sorted(self.humans))}; AI: "
                  f"{', '.join(f'{player_name(s)} {spec}' for s, spec in enumerate(self.specs) if s not in self.humans) or 'none'}. "
                  "Type 'help' for commands.", style="bold")
+        status = 0
         try:
-            while True:
-                st = self.state
-                if st.is_over():
-                    if self.shown_for != ("over", len(st.move_stack)):
-                        self.show_board()
-                        self.show_result()
-                        self.say("The game is over: save FILE, undo, load FILE or quit.")
-                        self.shown_for = ("over", len(st.move_stack))
-                    self.command(self.read("game over> "), game_over=True)
-                elif st.to_move in self.humans:
-                    key = ("turn", len(st.move_stack))
-                    if self.shown_for != key:
-                        self.show_board()
-                        self.show_moves(describe=False)
-                        self.shown_for = key
-                    self.command(self.read(f"{player_name(st.to_move)}, your move> "))
-                else:
-                    self.ai_move()
+            self.loop()
         except Quit:
-            return 0
+            pass
+        except KeyboardInterrupt:
+            self.console.print()
+            self.say("(interrupted)")
+            status = 130
         finally:
             self.close()
+        self.autosave()
+        return status
+
+    def loop(self) -> None:
+        while True:
+            st = self.state
+            if st.is_over():
+                if self.shown_for != ("over", len(st.move_stack)):
+                    self.show_board()
+                    self.show_result()
+                    self.say("The game is over: save FILE, undo, load FILE or quit.")
+                    self.shown_for = ("over", len(st.move_stack))
+                self.command(self.read("game over> "), game_over=True)
+            elif st.to_move in self.humans:
+                key = ("turn", len(st.move_stack))
+                if self.shown_for != key:
+                    self.show_board()
+                    self.show_moves(describe=False)
+                    self.shown_for = key
+                self.command(self.read(f"{player_name(st.to_move)}, your move> "))
+            else:
+                self.ai_move()
 
     def read(self, prompt: str) -> str:
         self.console.print(Text(prompt, style="bold cyan"), end="")
         self.console.file.flush()
-        line = sys.stdin.readline()
+        line = sys.stdin.readline(MAX_INPUT_CHARS + 1)
         if not line:
             self.console.print()
             self.say("(end of input: leaving the game)")
             raise Quit
+        if len(line) > MAX_INPUT_CHARS:
+            while line and not line.endswith("\n"):
+                line = sys.stdin.readline(MAX_INPUT_CHARS)
+            if not self.interactive:
+                self.console.print()
+            self.say(f"That line is longer than {MAX_INPUT_CHARS} characters: ignored.", style="red")
+            return ""
         line = line.strip()
         if not self.interactive:
             self.console.print(line, markup=False, highlight=False)  # echo piped input
@@ -245,13 +309,13 @@ class Game:
             self.show_board()
         elif word == "undo":
             self.undo()
-        elif word in ("save", "load"):
+        elif word in ("save", "save!", "load"):
             if not rest:
                 self.say(f"Usage: {word} FILE", style="red")
-            elif word == "save":
-                self.save(rest)
-            else:
+            elif word == "load":
                 self.load(rest)
+            else:
+                self.save(rest, overwrite=word == "save!")
         elif game_over:
             self.say(f"Unknown command {line!r}: the game is over (save FILE, undo, load FILE, quit).", style="red")
         elif word in ("moves", "list", "m"):
@@ -292,11 +356,7 @@ class Game:
         player = self.ai[seat]
         view = st.view(seat)
         t0 = time.perf_counter()
-        if self.interactive:
-            with self.console.status(f"{player_name(seat)} is thinking ({player.spec})..."):
-                decision = player.choose(view)
-        else:
-            decision = player.choose(view)
+        decision = self.think(lambda: player.choose(view), f"{player_name(seat)} is thinking ({player.spec})...")
         dt = time.perf_counter() - t0
         move = decision.move
         try:
@@ -316,6 +376,31 @@ class Game:
         self.say(Text.assemble((f"{player_name(seat)} (AI) plays ", "bold"), (str(move), "bold magenta"),
                                f": {desc} ", (f"[{figures}]", "dim")))
 
+    def think(self, work, status: str):
+        """Run a search on a worker thread while this one waits, so that Ctrl-C is taken at once
+        (the C search holds no lock Python needs) and the game is saved as it stood before the
+        search. The abandoned search's thread is a daemon: it ends with the program."""
+        box: dict = {}
+
+        def target():
+            try:
+                box["value"] = work()
+            except BaseException as e:  # handed to the game's thread
+                box["error"] = e
+        worker = threading.Thread(target=target, name="splendor-search", daemon=True)
+        if self.interactive:
+            with self.console.status(status):
+                worker.start()
+                while worker.is_alive():
+                    worker.join(0.1)
+        else:
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.1)
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
     def observe(self, move) -> None:
         for p in self.ai.values():
             obs = getattr(p, "observe", None)
@@ -331,6 +416,11 @@ class Game:
         else:
             why = "the turn cap was reached" if r.reason == "cap" else "every player had to pass"
             self.say(f"Game over without a winner: {why}. {pts}.", style="bold yellow")
+        # everything may be known now: the deal that the seed and the moves give
+        if not self.from_position:
+            self.say(f"Deal seed: {self.seed} (the same deal again: splendor play --seed {self.seed}"
+                     f"{' --players ' + str(self.state.players) if self.state.players != 2 else ''}"
+                     f"{' --module ' + self.state.module if self.state.module else ''}).")
 
     # -- commands ----------------------------------------------------------------------------------
 
@@ -339,11 +429,8 @@ class Game:
         st = self.state
         view = st.view(st.to_move)     # the hint searches your view only
         t0 = time.perf_counter()
-        if self.interactive:
-            with self.console.status(f"Thinking about a hint ({self.hint_spec})..."):
-                h = hint(view, spec=self.hint_spec, seed=self.seed)
-        else:
-            h = hint(view, spec=self.hint_spec, seed=self.seed)
+        seed = _search_seed(self.seed, 104729, st.turn)
+        h = self.think(lambda: hint(view, spec=self.hint_spec, seed=seed), f"Thinking about a hint ({self.hint_spec})...")
         self.say(Text.assemble(("Hint: ", "bold"), (h.move, "bold green"), f" — {h.reason}",
                                (f" [{time.perf_counter() - t0:.1f} s]", "dim")))
         if h.runner_up is not None:
@@ -378,33 +465,67 @@ class Game:
                                      meta={"event": "splendor play"} if not self.state.is_over()
                                      else {"event": "splendor play", "termination": "normal"})
 
-    def save(self, path: str) -> None:
+    def save(self, path: str, overwrite: bool = False) -> None:
+        from ..records import save_record
         try:
             rec = self.record()
             if not self.state.is_over():
                 rec.meta["termination"] = "saved unfinished"
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(rec.to_line() + "\n")
+            save_record(os.path.expanduser(path), rec, overwrite=overwrite)
+        except FileExistsError:
+            self.say(f"{path} exists: not replaced. Type 'save! {path}' to replace it, or give another name.",
+                     style="red")
+            return
         except (OSError, RecordError) as e:
-            self.say(f"Could not save to {path}: {e}", style="red")
+            self.say(f"Could not save to {path}: {getattr(e, 'strerror', None) or e}", style="red")
             return
         self.say(f"Saved the game ({len(rec.moves)} moves) to {path}.")
+
+    def autosave(self) -> None:
+        """Save the game to its own file in save_dir() as the player leaves, and say where (a
+        game with no move played is not saved: there is nothing to lose)."""
+        from ..records import save_record
+        if not self.state.move_stack and not self.from_position:
+            return
+        try:
+            rec = self.record()
+            if not self.state.is_over():
+                rec.meta["termination"] = "saved unfinished"
+            folder = save_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            if self.saved_to is None:
+                stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+                self.saved_to = folder / f"game-{stamp}-{os.getpid()}.jsonl"
+            save_record(self.saved_to, rec, overwrite=True)
+        except (OSError, RecordError) as e:
+            self.say(f"Could not save the game in {save_dir()}: {getattr(e, 'strerror', None) or e}", style="red")
+            return
+        self.say(f"The game ({len(rec.moves)} moves) is saved in {self.saved_to}; continue it with: "
+                 f"splendor play --load {self.saved_to}")
 
     def load(self, path: str, startup: bool = False) -> None:
         from ..errors import CLIError
         from ..players.spec import parse_spec
         from ..records import read_records
+        path = os.path.expanduser(path)
         try:
-            with open(path, encoding="utf-8") as f:
-                first = f.readline().strip()
-            if first.startswith("SPN"):
-                return self._load_position(path, first, startup)
-            records = list(read_records(path))
-            if not records:
+            with open(path, "rb") as f:
+                first = f.readline(MAX_INPUT_CHARS + 1)
+            if first.startswith(b"SPN"):
+                try:
+                    text = first.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    raise RecordError("the position on the first line is not UTF-8 text") from None
+                return self._load_position(path, text, startup)
+            records = read_records(path, strict=True)
+            rec = next(records, None)
+            if rec is None:
                 raise RecordError("no game record in the file")
-            rec = records[0]
+            more = next(records, None) is not None
             state = rec.replay()
         except (OSError, SplendorError) as e:
+            if isinstance(e, OSError) and e.strerror:
+                e = e.strerror
             if startup:
                 raise CLIError(f"--load {path}: {e}") from None
             self.say(f"Could not load {path}: {e}", style="red")
@@ -431,7 +552,7 @@ class Game:
             self.seed = rec.seed
         self._make_ai()
         self.shown_for = None
-        extra = f" (the first of {len(records)} games in the file)" if len(records) > 1 else ""
+        extra = " (the first game in the file)" if more else ""
         module = state.module
         self.say(f"Loaded {path}{extra}: {n} players{', ' + MODULE_TITLES[module] if module else ''}, "
                  f"{len(rec.moves)} moves played; you play {', '.join(player_name(s) for s in sorted(humans))}.")

@@ -45,8 +45,6 @@ def load(path) -> list[GameRecord]:
         return list(read_records(path))
     except RecordError as e:
         raise ExperimentError(f"{path}: {e}") from None
-    except UnicodeDecodeError as e:
-        raise ExperimentError(f"{path}: not a UTF-8 records file ({e.reason} at byte {e.start})") from None
     except IsADirectoryError:
         raise ExperimentError(f"{path}: is a directory, not a records file") from None
 

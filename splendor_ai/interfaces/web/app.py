@@ -11,7 +11,8 @@ Routes (all JSON; the full list with examples is in docs/WEB.md):
     POST /api/games/{id}/move                {move, version}
     POST /api/games/{id}/undo                {version}
     POST /api/games/{id}/hint                {limit, spec}
-    POST /api/games/{id}/analysis            {limit, spec, topK, seat}  (202: runs in the background)
+    POST /api/games/{id}/analysis            {limit, spec, topK, seat, step}  (202: runs in the background)
+    POST /api/games/{id}/graph               {on, limit, seat}  the live win-rate graph of a human seat's view
     GET  /api/games/{id}/analysis
     GET  /api/games/{id}/record              the game record (JSON Lines; open games only)
     GET  /api/games/{id}/replay?step=K       the board after K moves
@@ -43,8 +44,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...errors import SplendorError
-from .games import (DEFAULT_AI, DEFAULT_ANALYSIS_LIMIT, DEFAULT_HINT_LIMIT, AI_NAMES, ApiError, GameManager,
-                    catalog_json, check_search_spec, hint_json, parse_limit)
+from .games import (DEFAULT_AI, DEFAULT_ANALYSIS_LIMIT, DEFAULT_GRAPH_LIMIT, DEFAULT_HINT_LIMIT, AI_NAMES,
+                    MAX_GRAPH_SECONDS, ApiError, GameManager, catalog_json, check_search_spec, hint_json, parse_limit)
 from .scheduler import Cancelled
 
 MAX_BODY = 2 * 2 ** 20           # bytes of a request body (a record file of a few hundred games)
@@ -195,6 +196,13 @@ class AnalysisBody(_Body):
     limit: dict[str, Any] | None = None
     spec: str | None = None
     topK: int = 8
+    seat: int | None = None
+    step: int | None = None
+
+
+class GraphBody(_Body):
+    on: bool = True
+    limit: dict[str, Any] | None = None
     seat: int | None = None
 
 
@@ -365,7 +373,17 @@ def create_app(manager: GameManager | None = None, allowed_hosts: list[str] | No
         spec = check_search_spec(body.spec, "spec", st.players, st.module) if body.spec is not None else None
         if not 1 <= body.topK <= 50:
             raise ApiError(422, f"topK: expected 1-50, got {body.topK}", "topK")
-        return game.start_analysis(limit, spec, body.topK, body.seat)
+        return game.start_analysis(limit, spec, body.topK, body.seat, body.step)
+
+    @app.post("/api/games/{gid}/graph")
+    def graph(gid: str, request: Request, body: GraphBody | None = None):
+        body = body or GraphBody()
+        game = manager.get(gid, client_of(request))
+        limit = parse_limit(body.limit, default=DEFAULT_GRAPH_LIMIT)
+        if limit.seconds is not None and limit.seconds > MAX_GRAPH_SECONDS:
+            raise ApiError(422, f"limit.seconds: the graph searches every position: at most {MAX_GRAPH_SECONDS:g} s "
+                           "each", "limit.seconds")
+        return game.set_graph(body.on, limit, body.seat)
 
     @app.get("/api/games/{gid}/analysis")
     def get_analysis(gid: str, request: Request):

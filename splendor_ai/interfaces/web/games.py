@@ -56,6 +56,8 @@ SERVER_CAPS = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": 
 REPORT_EVERY = 0.2              # seconds between progress reports of a search
 DEFAULT_HINT_LIMIT = {"seconds": 1.0}
 DEFAULT_ANALYSIS_LIMIT = {"seconds": 2.0}
+DEFAULT_GRAPH_LIMIT = {"iterations": 3000}   # each position of the live win-rate graph
+MAX_GRAPH_SECONDS = 2.0
 _HINT_SALT = 0x68696E74         # keeps the hint searches' seeds apart from the AI seats'
 
 
@@ -387,6 +389,7 @@ class SearchTask(Task):
         from ...analysis import _make_search_player
         self.kind, self.view, self.spec, self.seed, self.limit, self.top_k = kind, view, spec, seed, limit, top_k
         self.version = version
+        self.step_no: int | None = None    # an analysis of a replayed position: the moves before it
         probe = _make_search_player(spec, 0)
         try:
             nodes = search_nodes(probe, limit)
@@ -415,6 +418,48 @@ class SearchTask(Task):
 
     def _public(self, a):
         return replace(a, spec=self.spec)
+
+    def close(self) -> None:
+        if self.s is not None:
+            self.s.player.close()
+
+
+class GraphTask(Task):
+    """The win-rate graph of a live game from one human seat's own view: an analysis of that seat's
+    view before each move (`plies`, in order), one after the other, each reporting the seat's
+    expected result to `store(ply, winrate)`."""
+
+    kind = "graph"
+
+    def __init__(self, client: str, plies: list[tuple[int, View]], spec: str, seeds: list[int], limit,
+                 store):
+        from ...analysis import _make_search_player
+        self.plies, self.spec, self.seeds, self.limit, self.store = list(plies), spec, list(seeds), limit, store
+        probe = _make_search_player(spec, 0)
+        try:
+            nodes = search_nodes(probe, limit)
+        finally:
+            probe.close()
+        super().__init__(client, nodes)
+        self.s = None
+
+    def step(self, seconds: float) -> bool:
+        from ...analysis import _Search
+        if self.s is None:
+            ply, view = self.plies[0]
+            self.s = _Search(view, _with_max_nodes(self.spec, self.nodes), self.seeds[0], self.limit)
+        search = self.s.search
+        search.run(seconds)
+        if not search.done():
+            return False
+        ply, view = self.plies.pop(0)
+        self.seeds.pop(0)
+        _, seat_wr = search.root_summary()
+        wr = seat_wr[view.seat]
+        self.s.player.close()
+        self.s = None
+        self.store(ply, None if wr != wr else round(wr, 4))
+        return not self.plies
 
     def close(self) -> None:
         if self.s is not None:
@@ -487,6 +532,11 @@ class WebGame:
         self.ai_waiting: str | None = None     # why the AI's search is not running yet (server busy)
         self.analysis_task: SearchTask | None = None
         self.analysis_error: str | None = None
+        self.graph_on = False                 # the live win-rate graph of a human seat's own view
+        self.graph_seat: int | None = None
+        self.graph_limit = None
+        self.graph_points: dict[int, float | None] = {}
+        self.graph_task: GraphTask | None = None
         self.touched = time.monotonic()
 
     # -- setup -------------------------------------------------------------------------------------
@@ -511,7 +561,8 @@ class WebGame:
             self._cancel_tasks()
 
     def busy(self) -> bool:
-        return self.ai_task is not None or (self.analysis_task is not None and not self.analysis_task.future.done())
+        return (self.ai_task is not None or self.graph_task is not None
+                or (self.analysis_task is not None and not self.analysis_task.future.done()))
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -521,7 +572,7 @@ class WebGame:
         if seat is not None:
             if not 0 <= seat < self.state.players:
                 raise ApiError(422, f"seat: expected a seat 0-{self.state.players - 1}, got {seat}", "seat")
-            if seat not in self.humans:
+            if seat not in self.humans and not self.open:
                 raise ApiError(403, f"seat {seat} is an AI seat: its view (its hidden cards) is not shown",
                                "seat")
             return seat
@@ -551,6 +602,7 @@ class WebGame:
             self.touched = time.monotonic()
             if self.ai_task is None:
                 self._maybe_start_ai()             # an AI move the busy server could not start yet
+            self._update_graph()
             viewer = self.viewer(seat)
             st = self.state
             out = {**self._common(), "watchId": self.watch_id, "hintSpec": self.hint_spec,
@@ -568,7 +620,13 @@ class WebGame:
             out["canUndo"] = self._undo_count() > 0
             out["moveCount"] = len(self.log)
             out["recordAvailable"] = self.open
+            out["graph"] = self._graph_json()
             return out
+
+    def _graph_json(self) -> dict:
+        return {"on": self.graph_on, "seat": self.graph_seat,
+                "points": [{"ply": k, "winrate": w} for k, w in sorted(self.graph_points.items())],
+                "running": self.graph_task is not None}
 
     def watch_json(self) -> dict:
         """The game as a spectator sees it: public information only."""
@@ -661,6 +719,7 @@ class WebGame:
         if self.analysis_task is not None and self.analysis_task.version != self.version:
             self.analysis_task.cancel()
         self._maybe_start_ai()
+        self._update_graph()
 
     def _undo_count(self) -> int:
         trial = self.state.copy()
@@ -685,6 +744,7 @@ class WebGame:
             for _ in range(n):
                 self.state.pop()
                 self.log.pop()
+            self.graph_points = {k: w for k, w in self.graph_points.items() if k <= len(self.log)}
             if not self.open:
                 self.state = redeal_unseen(self._record(), random.Random(secrets.randbits(64)))
                 self.start = self._start_position()
@@ -694,10 +754,11 @@ class WebGame:
             return self.to_json()
 
     def _cancel_tasks(self) -> None:
-        for task in (self.ai_task, self.analysis_task):
+        for task in (self.ai_task, self.analysis_task, self.graph_task):
             if task is not None:
                 task.cancel()
         self.ai_task = None
+        self.graph_task = None
         self.ai_waiting = None
 
     # -- the AI --------------------------------------------------------------------------------------
@@ -763,16 +824,35 @@ class WebGame:
                 raise ApiError.busy(e) from None
             return task
 
-    def start_analysis(self, limit, spec: str | None, top_k: int, seat: int | None = None) -> dict:
+    def _state_at(self, step: int) -> State:
+        """The true state after `step` moves of the game."""
+        n = len(self.log)
+        if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= n:
+            raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves)", "step")
+        st = self.state.copy()
+        for _ in range(n - step):
+            st.pop()
+        return st
+
+    def start_analysis(self, limit, spec: str | None, top_k: int, seat: int | None = None,
+                       step: int | None = None) -> dict:
+        """Analyse the position now, or after `step` moves (while replaying), from a human seat's
+        view (an open game: from any seat's, by default the seat to move)."""
         with self.lock:
             self.touched = time.monotonic()
-            st = self.state
+            st = self.state if step is None else self._state_at(step)
             if st.is_over():
-                raise ApiError(409, "the game is over: there is no position to analyse")
-            viewer = self.viewer(seat)
-            view = st.view(viewer)          # searched from the human seat's view only
+                raise ApiError(409, "the game is over there: there is no move to analyse")
+            if self.open and seat is None:
+                viewer = st.to_move
+            elif step is not None and seat is None and st.to_move in self.humans:
+                viewer = st.to_move
+            else:
+                viewer = self.viewer(seat)
+            view = st.view(viewer)          # a closed game: searched from a human seat's view only
             task = SearchTask(self.client, "analysis", view, spec or self.hint_spec, self._search_seed(view),
                               limit, top_k, self.version)
+            task.step_no = step
             old = self.analysis_task
             if old is not None:
                 old.cancel()
@@ -798,12 +878,81 @@ class WebGame:
             status = "error" if error else "done" if f.done() else "running"
             a = task.result if status == "done" else task.progress_analysis
             out = {"status": status, "version": task.version, "stale": task.version != self.version,
+                   "step": task.step_no,
                    "seat": task.view.seat, "spec": task.spec, "budget": task.budget,
                    "elapsed": round(time.monotonic() - task.submitted, 1), "error": error}
             if a is not None:
                 out.update(analysis_json(a))
                 out["isDuringSearch"] = status == "running"
             return out
+
+    # -- the live win-rate graph -------------------------------------------------------------------------
+
+    def set_graph(self, on: bool, limit=None, seat: int | None = None) -> dict:
+        """Turn the live win-rate graph on or off: the chosen human seat's expected result before
+        every move, each searched from that seat's own view as it was then."""
+        with self.lock:
+            self.touched = time.monotonic()
+            if not on:
+                if self.graph_task is not None:
+                    self.graph_task.cancel()
+                self.graph_on, self.graph_task = False, None
+                return self._graph_json()
+            seat = self.viewer(seat)
+            if seat not in self.humans:
+                raise ApiError(403, f"seat {seat} is an AI seat: the graph is a human seat's own view", "seat")
+            if seat != self.graph_seat or limit != self.graph_limit:
+                if self.graph_task is not None:
+                    self.graph_task.cancel()
+                    self.graph_task = None
+                self.graph_points = {}
+            self.graph_on, self.graph_seat, self.graph_limit = True, seat, limit
+            self._update_graph(raise_busy=True)
+            return self._graph_json()
+
+    def _update_graph(self, raise_busy: bool = False) -> None:
+        if not self.graph_on or self.graph_task is not None:
+            return
+        n = len(self.log)
+        missing = [k for k in range(n + 1) if k not in self.graph_points]
+        if not missing:
+            return
+        st = self.state.copy()
+        views = {}
+        for k in range(n, -1, -1):
+            if k in missing and not st.is_over():
+                views[k] = st.view(self.graph_seat)
+            if k:
+                st.pop()
+        plies = [(k, views[k]) for k in sorted(views)]
+        for k in missing:
+            if k not in views:
+                self.graph_points[k] = None      # the game is over there: no search
+        if not plies:
+            return
+        task = GraphTask(self.client, plies, self.hint_spec, [self._search_seed(v) for _, v in plies],
+                         self.graph_limit, self._graph_store)
+        try:
+            self.manager.scheduler.submit(task)
+        except Busy as e:
+            task.close()
+            if raise_busy:
+                raise ApiError.busy(e) from None
+            return
+        self.graph_task = task
+        task.future.add_done_callback(lambda f, t=task: self._graph_done(t))
+
+    def _graph_store(self, ply: int, winrate) -> None:
+        with self.lock:
+            if self.graph_on and ply <= len(self.log):
+                self.graph_points[ply] = winrate
+
+    def _graph_done(self, task) -> None:
+        with self.lock:
+            if self.graph_task is task:
+                self.graph_task = None
+                if not task.cancelled.is_set():
+                    self._update_graph()
 
     # -- records and replay ------------------------------------------------------------------------------
 

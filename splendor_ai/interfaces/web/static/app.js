@@ -249,6 +249,7 @@ function render() {
   renderLog();
   renderReplayBar();
   renderSummary();
+  renderGraph();
   updateButtons();
 }
 
@@ -879,7 +880,7 @@ function renderThinking() {
 function renderHint() {
   const p = $("#hint-panel");
   const hnt = S.hint;
-  if (!hnt || S.replay || !S.game || hnt.version !== S.game.version) { p.hidden = true; fill(p, ); return; }
+  if (!hnt || S.replay || !S.game || hnt.version !== S.game.version) { p.hidden = true; p.replaceChildren(); return; }
   p.hidden = false;
   const r = hnt.runnerUp;
   const legal = S.game.yourTurn && S.game.legalMoves.some(m => m.move === hnt.move);
@@ -894,7 +895,8 @@ function renderHint() {
 function renderAnalysis() {
   const p = $("#analysis-panel");
   const a = S.analysis;
-  if (!a || S.replay || a.status === "none") { p.hidden = true; fill(p, ); return; }
+  const here = S.replay ? a && a.step === S.replay.step : a && (a.step === null || a.step === undefined);
+  if (!a || !here || a.status === "none") { p.hidden = true; p.replaceChildren(); return; }
   p.hidden = false;
   const head = h("h2", {}, a.status === "running" ? h("span", { class: "spinner" }) : null, "Analysis",
     h("button", { type: "button", class: "close", title: "Close", onclick: () => { S.analysis = null; clearTimeout(S.analysisTimer); render(); } }, "×"));
@@ -903,9 +905,10 @@ function renderAnalysis() {
     a.status === "running" ? "Searching… " : a.status === "error" ? `Stopped: ${a.error}. ` : "",
     root ? `${root.iterations.toLocaleString()} iterations, ${root.seconds.toFixed(1)} s, from ${playerName(a.seat)}'s view` : "",
     root && root.winrate !== null ? ` · ${playerName(root.toMove)} to move: ${pct(root.winrate)}` : "",
-    a.stale ? " · (the game has moved on since)" : "");
+    a.step !== null && a.step !== undefined ? ` · the position after move ${a.step}` : "",
+    a.stale && !S.replay ? " · (the game has moved on since)" : "");
   const rows = (a.moveInfos || []).map(m => {
-    const playable = !a.stale && S.game.yourTurn && S.game.legalMoves.some(x => x.move === m.move);
+    const playable = !S.replay && !a.stale && S.game.yourTurn && S.game.legalMoves.some(x => x.move === m.move);
     const seats = m.seatWinrates.map((w, i) => `${playerName(i)} ${pct(w)}`).join(", ");
     return h("tr", { "data-testid": "analysis-row", dataset: { move: m.move } },
       h("td", { class: "rank" }, String(m.order + 1)),
@@ -922,6 +925,77 @@ function renderAnalysis() {
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "move"), h("th", { class: "num" }, "visits"),
         h("th", {}, `win rate (${playerName(a.rootInfo ? a.rootInfo.toMove : 0)})`), h("th", {}, ""))),
       h("tbody", {}, rows)) : null);
+}
+
+// -- the win-rate graph -----------------------------------------------------------------------------
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs = {}, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of kids(children)) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+
+// A graph of win rates over the game: `series` = [{seat, points: [{ply, winrate, mark}]}]; a click on
+// a point replays the position before that move.
+function winrateGraph(series, moves, step) {
+  const W = 640, H = 130, L = 38, R = 8, T = 8, B = 18;
+  const x = ply => L + (W - L - R) * ply / Math.max(1, moves);
+  const y = w => T + (H - T - B) * (1 - w);
+  const out = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "wr-graph", "data-testid": "graph", role: "img",
+    "aria-label": "win rate over the game" },
+    svg("line", { x1: L, x2: W - R, y1: y(0.5), y2: y(0.5), class: "mid" }),
+    ...[0, 0.5, 1].map(v => svg("text", { x: L - 4, y: y(v) + 4, class: "axis", "text-anchor": "end" }, `${100 * v}%`)),
+    svg("text", { x: W - R, y: H - 4, class: "axis", "text-anchor": "end" }, `move ${moves}`),
+    step !== null && step !== undefined ? svg("line", { x1: x(step), x2: x(step), y1: T, y2: H - B, class: "now" }) : null);
+  for (const s of series) {
+    const pts = s.points.filter(p => p.winrate !== null && p.winrate !== undefined);
+    out.append(svg("polyline", { class: `line s${s.seat}`, points: pts.map(p => `${x(p.ply)},${y(p.winrate)}`).join(" ") }));
+    for (const p of pts) {
+      const cls = p.mark === "?!" ? " mi" : p.mark === "?" ? " mm" : p.mark === "??" ? " mb" : "";
+      out.append(svg("circle", {
+        cx: x(p.ply), cy: y(p.winrate), r: p.mark ? 5 : 3.5, class: `pt s${s.seat}${cls}`,
+        "data-testid": "graph-point", "data-ply": String(p.ply), "data-seat": String(s.seat),
+        onclick: () => goReplay(p.ply),
+      }, svg("title", {}, `${playerName(s.seat)} before move ${p.ply + 1}: ${pct(p.winrate)}${p.mark ? " " + p.mark : ""}`)));
+    }
+  }
+  return out;
+}
+
+function renderGraph() {
+  const p = $("#graph-panel");
+  const g = S.game;
+  const rv = S.review && S.review.report ? S.review : null;
+  let series = null, title = "";
+  if (rv) {
+    series = rv.report.seats.map(s => ({ seat: s.seat, points: rv.report.turns.filter(t => t.seat === s.seat)
+      .map(t => ({ ply: t.turn, winrate: t.bestWinrate, mark: t.mark })) }));
+    title = "Review: each player's win rate before its moves, from its own view";
+  } else if (g && g.graph && g.graph.on) {
+    series = [{ seat: g.graph.seat, points: g.graph.points }];
+    title = `${playerName(g.graph.seat)}'s win rate, from ${g.graph.seat === g.viewer ? "your" : "their"} own view` + (g.graph.running ? " (searching…)" : "");
+  }
+  if (!series) { p.hidden = true; p.replaceChildren(); return; }
+  p.hidden = false;
+  fill(p, h("h2", {}, title), winrateGraph(series, g.moveCount, S.replay ? S.replay.step : null),
+    h("div", { class: "muted small" }, "Click a point to replay the position before that move."));
+}
+
+async function toggleGraph() {
+  const g = S.game;
+  if (!g) return;
+  try {
+    await api("POST", `/api/games/${g.gameId}/graph`, { on: !(g.graph && g.graph.on) });
+    await refresh();
+  } catch (e) {
+    toast(e.message);
+  }
 }
 
 function renderLog() {
@@ -966,7 +1040,9 @@ function updateButtons() {
   const g = S.game;
   $("#btn-undo").disabled = !g || !g.canUndo || !!S.replay || S.busy;
   $("#btn-hint").disabled = !g || !g.yourTurn || !!S.replay || S.busy;
-  $("#btn-analyse").disabled = !g || g.over || !!S.replay || !!S.watch;
+  $("#btn-analyse").disabled = !g || !!S.watch || (S.replay ? S.replay.data.over : g.over);
+  $("#btn-graph").disabled = !g || !!S.watch || g.over;
+  $("#btn-graph").setAttribute("aria-pressed", g && g.graph && g.graph.on ? "true" : "false");
   $("#btn-replay").disabled = !g || !g.moveCount;
   $("#btn-replay").textContent = S.replay ? "Replaying" : "Replay";
   const dl = $("#btn-download");
@@ -1006,7 +1082,8 @@ function schedulePoll() {
   const g = S.game;
   if (!g || g.over) return;
   // while the human is to move, a slower check notices a move made in another tab
-  S.pollTimer = setTimeout(refresh, g.yourTurn ? 3000 : g.thinking ? 250 : S.watch ? 1000 : 400);
+  const graphing = g.graph && g.graph.running;
+  S.pollTimer = setTimeout(refresh, g.yourTurn && !graphing ? 3000 : g.thinking || graphing ? 300 : S.watch ? 1000 : 400);
 }
 
 async function refresh() {
@@ -1097,7 +1174,9 @@ async function startAnalysis() {
   const g = S.game;
   if (!g) return;
   try {
-    S.analysis = await api("POST", `/api/games/${g.gameId}/analysis`, { limit: budget(), topK: 8 });
+    const body = { limit: budget(), topK: 8 };
+    if (S.replay) body.step = S.replay.step;      // the replayed position
+    S.analysis = await api("POST", `/api/games/${g.gameId}/analysis`, body);
     render();
     pollAnalysis();
   } catch (e) {
@@ -1395,6 +1474,7 @@ async function init() {
   });
   document.addEventListener("keydown", onKey);
   $("#btn-watch").addEventListener("click", showWatchLink);
+  $("#btn-graph").addEventListener("click", toggleGraph);
   $("#btn-cb").addEventListener("click", () => setColourBlind(!document.body.classList.contains("cb")));
   $("#btn-keys").addEventListener("click", () => $("#keys-dialog").showModal());
   $("#keys-close").addEventListener("click", () => $("#keys-dialog").close());
