@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 from ..move import Move
 from ..state import View
@@ -136,14 +136,42 @@ class Decision:
     info: SearchInfo
 
 
+class SearchCancelled(Exception):
+    """A search stopped by its `cancel` callback before it chose a move (`Player.think`)."""
+
+
 class Player:
-    """A bot. It sees only a `View` (one seat's information), never the true state."""
+    """A bot. It sees only a `View` (one seat's information), never the true state, unless it is
+    flagged `perfect_information` (experiments only: it is then handed the true State).
+
+    The one interface of every player, as tournaments and front ends use it (through
+    `session.GameSession`): `choose(view, limit)` picks a move; `think(view, limit, progress=,
+    cancel=)` does the same with progress reports and cancellation; `observe(move)` is told every
+    move played, by any seat; `reset()` forgets what was kept between moves (a new game, an undo);
+    `close()` releases threads."""
 
     #: the spec string the player was built from (records and reports carry it)
     spec: str = "player"
+    #: True for a player that must be handed the true State (it sees hidden cards): experiments only
+    perfect_information: bool = False
 
     def choose(self, view: View, limit: Limit | None = None) -> Decision:
         raise NotImplementedError
+
+    def think(self, view: View, limit: Limit | None = None, *,
+              progress: Callable[[SearchInfo], None] | None = None, report_every: float = 0.2,
+              cancel: Callable[[], bool] | None = None) -> Decision:
+        """`choose`, with `progress(SearchInfo)` (the search so far, best first) about every
+        `report_every` seconds and `cancel()` polled as often (True: SearchCancelled is raised and
+        nothing is chosen). This default, for players that do not search in pieces, checks
+        `cancel` before it starts and reports nothing midway; MCTS searches in pieces. The move is
+        always the one `choose` makes."""
+        if cancel is not None and cancel():
+            raise SearchCancelled()
+        return self.choose(view, limit)
+
+    def observe(self, move: Move) -> None:
+        """A move was played (by any seat). Nothing by default; MCTS follows it down its tree."""
 
     def reset(self) -> None:
         """Forget anything kept between moves (a new game starts)."""

@@ -115,6 +115,30 @@ class MCTSPlayer(Player):
     def choose(self, view: View | State, limit: Limit | None = None) -> Decision:
         search = self.new_search(view, limit, reuse=self.reuse)
         search.run()
+        return self._decide(search)
+
+    def think(self, view: View | State, limit: Limit | None = None, *, progress=None, report_every: float = 0.2,
+              cancel=None) -> Decision:
+        """`choose` run in pieces of `report_every` seconds: after each, `progress(SearchInfo)` gets
+        the 5 best moves so far and `cancel()` is asked (True: the search and the kept tree are
+        dropped, SearchCancelled is raised). The search is continued, not restarted, so under an
+        iteration limit the move and its figures are exactly `choose`'s."""
+        from .base import SearchCancelled
+        if progress is None and cancel is None:
+            return self.choose(view, limit)
+        search = self.new_search(view, limit, reuse=self.reuse)
+        while True:
+            if cancel is not None and cancel():
+                self.reset()
+                raise SearchCancelled()
+            search.run(report_every)
+            if search.done():
+                break
+            if progress is not None:
+                progress(search.info(search.ranked(5)))
+        return self._decide(search)
+
+    def _decide(self, search: "MCTSSearch") -> Decision:
         infos = search.ranked()
         if self.reuse:
             self._tree = search.trees[0]
