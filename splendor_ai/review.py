@@ -463,8 +463,9 @@ def _task(args: tuple[str, int, dict]) -> dict:
 
 
 def load_results(path) -> dict[tuple[str, int], dict]:
-    """The finished turns of a results file: (record key, turn) -> turn JSON. A corrupt last line
-    (a write cut short) is skipped with a warning; a corrupt line elsewhere raises ReviewError."""
+    """The finished turns of a results file: (record key, turn) -> turn JSON. A last line that is
+    not JSON (a write cut short) is skipped with a warning; any other bad line raises ReviewError
+    naming it."""
     out: dict[tuple[str, int], dict] = {}
     if path is None or not os.path.exists(path):
         return out
@@ -478,15 +479,18 @@ def load_results(path) -> dict[tuple[str, int], dict]:
     for k, (number, line) in enumerate(lines):
         try:
             obj = json.loads(line)
+        except ValueError as e:
+            if k == len(lines) - 1:     # a write cut short: cut (and kept aside) by the next append
+                warnings.warn(f"{path}: line {number}: skipping the corrupt last line (broken JSON: {e})",
+                              stacklevel=2)
+                continue
+            raise ReviewError(f"{path}: line {number}: broken JSON: {e}") from None
+        try:
             if not isinstance(obj, dict) or obj.get("format") != TURN_FORMAT:
                 raise ValueError(f"expected a {TURN_FORMAT!r} line")
             TurnReview.from_json(obj["review"])
             out[(obj["key"], obj["turn"])] = obj["review"]
         except (ValueError, KeyError, TypeError, ReviewError) as e:
-            if k == len(lines) - 1 and not line.endswith("\n"):
-                warnings.warn(f"{path}: line {number}: skipping a torn last line (a write cut short): {e}",
-                              stacklevel=2)
-                continue
             raise ReviewError(f"{path}: line {number}: {e}") from None
     return out
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import signal
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -49,8 +50,37 @@ def load(path) -> list[GameRecord]:
         raise ExperimentError(f"{path}: is a directory, not a records file") from None
 
 
-def _ignore_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+def _worker_init():
+    """Set up a worker process: Ctrl-C is the main process's to handle, and the worker exits when
+    the main process dies (a `kill -9` of the run must not leave workers behind: they would wait
+    forever on a queue that no one writes to, each holding its game's memory)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+
+
+def die_with_parent(poll: float = 1.0) -> None:
+    """Make this process exit when its parent dies: at once on Linux (prctl PR_SET_PDEATHSIG, the
+    parent's death sends SIGKILL), and on every system within `poll` seconds (a daemon thread that
+    watches the parent's pid; the C searches release the GIL, so it runs during a search too)."""
+    import threading
+    import time
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:          # it died before the prctl
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                os._exit(1)
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 class _Processes:
@@ -59,7 +89,7 @@ class _Processes:
     def __init__(self, jobs: int, fn: Callable = play):
         self.capacity = jobs
         self.fn = fn
-        self.pool = cf.ProcessPoolExecutor(jobs, initializer=_ignore_sigint)
+        self.pool = cf.ProcessPoolExecutor(jobs, initializer=_worker_init)
 
     def submit(self, task):
         return self.pool.submit(self.fn, task)
