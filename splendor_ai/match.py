@@ -2,8 +2,10 @@
 (`session.GameSession`), the only component that holds the true state.
 
 Players get their seat's view (or, for a labelled perfect-information player, the true state),
-and every player is told each move played so it can keep its search tree. A player that crashes,
-returns an illegal move or (with `time_forfeit`) overruns the time ends the game, recorded as such.
+and every player is told each move played so it can keep its search tree. A two-step turn
+(docs/RULES.md) asks its player twice, before and after the card its purchase reveals; the game's
+moves, and what the players are told, are whole turns. A player that crashes, returns an illegal
+move or (with `time_forfeit`) overruns the time ends the game, recorded as such.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ class GameOutcome:
     moves: list[str]
     result: Result | None        # None when the game was stopped (see termination)
     termination: str             # "normal", or what stopped it: "illegal move by seat 1", ...
-    seconds: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)   # per turn (a two-step turn's two choices summed)
     final: State | None = None
     offender: int | None = None  # the seat whose crash, illegal move or time-out stopped the game
 

@@ -54,6 +54,7 @@ def _fresh(d: dict) -> dict:
     d.setdefault("strongholds", [[None] * NSLOT for _ in range(NLEV)])
     d.setdefault("todo", [])
     d.setdefault("conquered", 0)
+    d.setdefault("step", None)
     for s in d["seats"]:
         for k in ("held", "jokers", "posts", "cities"):
             s.setdefault(k, [])
@@ -126,6 +127,8 @@ def to_text(d: dict) -> str:
         else:
             decks.append(".".join(map(str, deck)))
     status = f"{d['to_move']}/{d['first']}/{d['turn']}/{d['final']}/{d['passes']}"
+    if d.get("step") is not None:
+        status += f"/b{d['step']}"
     seats = []
     for seat in d["seats"]:
         res = [_fmt_reserved(card, deck) for card, deck in seat["reserved"]]
@@ -236,12 +239,14 @@ def from_text(text: str) -> dict:
         else:
             raise PositionError(f"deck {dk + 1}: expected ?N, '-' or ids separated by '.', got {text_deck!r}")
     decks += [[] for _ in range(NDECK - ndecks)]
-    sm = re.fullmatch(r"([0-9])/([0-9])/([0-9]+)/([01])/([0-9])", f[6])
+    sm = re.fullmatch(r"([0-9])/([0-9])/([0-9]+)/([01])/([0-9])(?:/b([0-9]{1,3}))?", f[6])
     if not sm:
-        raise PositionError(f"status: expected to_move/first/turn/final/passes, got {f[6]!r}")
+        raise PositionError(f"status: expected to_move/first/turn/final/passes (then /b<card> in the middle of "
+                            f"a two-step turn), got {f[6]!r}")
     d = {"players": players, "cap": cap, "modules": MODULE_FLAGS.get(module, 0), "bank": _digits(f[2], "bank"),
          "market": market, "decks": decks, "nobles": _ids(f[5], "nobles"), "to_move": int(sm[1]),
-         "first": int(sm[2]), "turn": int(sm[3]), "final": int(sm[4]), "passes": int(sm[5])}
+         "first": int(sm[2]), "turn": int(sm[3]), "final": int(sm[4]), "passes": int(sm[5]),
+         "step": None if sm[6] is None else int(sm[6])}
     if module:
         _parse_board(d, module, f[7])
     nextra = {"orient": 2}.get(module, 1 if module else 0)
@@ -377,6 +382,8 @@ def to_json(d: dict) -> dict[str, Any]:
         "bank": list(d["bank"]), "market": [list(row[:nslots]) for row in d["market"]], "decks": decks,
         "nobles": list(d["nobles"]), "to_move": d["to_move"], "first_player": d["first"],
         "turn": d["turn"], "final_round": bool(d["final"]), "passes": d["passes"]}
+    if d.get("step") is not None:
+        out["step"] = f"b{d['step']}"
     if module == "cities":
         out["cities"] = sorted(d.get("cities", []))
     elif module == "orient":
@@ -412,7 +419,7 @@ def _int_list(v, where: str, n: int | None = None, allow_none: bool = False) -> 
 
 _TOP = {"format", "players", "options", "bank", "market", "decks", "nobles", "to_move", "first_player", "turn",
         "final_round", "passes", "seats"}
-_TOP_MODULE = {"cities": {"cities"}, "orient": {"discard"}, "posts": set(), "strongholds": {"strongholds"}}
+_TOP_MODULE = {"cities": {"cities"}, "orient": {"discard"}, "posts": set(), "strongholds": {"strongholds", "step"}}
 _SEAT = {"tokens", "cards", "reserved", "nobles"}
 _SEAT_MODULE = {"cities": {"cities"}, "orient": {"jokers", "held_nobles"}, "posts": {"posts"},
                 "strongholds": {"strongholds"}}
@@ -514,7 +521,13 @@ def from_json(obj: Any) -> dict:
          "nobles": _int_list(_get(obj, "nobles", list, "position"), "position.nobles"),
          "to_move": _get(obj, "to_move", int, "position"), "first": _get(obj, "first_player", int, "position"),
          "turn": _get(obj, "turn", int, "position"), "final": int(final),
-         "passes": _get(obj, "passes", int, "position"), "seats": seats}
+         "passes": _get(obj, "passes", int, "position"), "seats": seats, "step": None}
+    if "step" in obj:
+        step = obj["step"]
+        if not (isinstance(step, str) and re.fullmatch(r"b[0-9]{1,3}", step)):
+            raise PositionError(f"position.step: expected the first step of a two-step turn, b<card> (e.g. \"b10\"), "
+                                f"got {str(step)[:40]!r}")
+        d["step"] = int(step[1:])
     if module == "cities":
         d["cities"] = _int_list(_get(obj, "cities", list, "position"), "position.cities")
     elif module == "orient":
@@ -690,16 +703,34 @@ def validate(d: dict) -> dict:
         raise PositionError(f"status: turn {d['turn']} is past the cap ({d['cap']} rounds of {n} turns)")
     if not 0 <= d["passes"] <= min(n, d["turn"]):
         raise PositionError(f"status: {d['passes']} consecutive passes is impossible here")
+    _check_step(d, module)
     d["phase"] = 0
     if d["final"] and d["turn"] > 0 and d["to_move"] == d["first"]:
         d["over"] = END_POINTS
-    elif d["passes"] >= n:
+    elif d["passes"] >= n and not d["final"]:   # a triggered end is played out (docs/RULES.md)
         d["over"] = END_STALEMATE
     elif d["turn"] >= d["cap"] * n:
         d["over"] = END_CAP
     else:
         d["over"] = END_NONE
     return d
+
+
+def _check_step(d: dict, module: str | None) -> None:
+    """A position in the middle of a two-step turn (docs/RULES.md, "Two-step turns"): the mover
+    has just bought that card from the market in a Strongholds game, so no pass in a row, and the
+    game goes on."""
+    card = d["step"]
+    if card is None:
+        return
+    if module != "strongholds":
+        raise PositionError(f"status: /b{card} (the middle of a two-step turn) is only in a Strongholds game")
+    if card not in d["seats"][d["to_move"]]["cards"]:
+        raise PositionError(f"status: /b{card}: card {card} is not one of seat {d['to_move']}'s cards")
+    if d["passes"]:
+        raise PositionError(f"status: /b{card}: a turn that bought a card follows no pass in a row")
+    if ((d["final"] and d["turn"] > 0 and d["to_move"] == d["first"]) or d["turn"] >= d["cap"] * d["players"]):
+        raise PositionError(f"status: /b{card}: the game is over, no turn is under way")
 
 
 def _check_jokers(d: dict, module: str | None) -> None:

@@ -130,6 +130,7 @@ class GameSession:
         self.autosave_error: str | None = None
         self.version = 0
         self.history: list[Turn] = []
+        self._turn_view: View | None = None     # a human's view at the start of a two-step turn
         self._players: list[Player | None] = []
         self.specs: list[str] = []
         try:
@@ -246,7 +247,16 @@ class GameSession:
 
     @property
     def moves(self) -> list[str]:
-        return [str(m) for m in self._state.move_stack]
+        """The whole turns played (a human's first step of a two-step turn under way is not one:
+        see `partial_move`)."""
+        st = self._state
+        stack = st.move_stack
+        return [str(m) for m in (stack[:-1] if st.partial_move is not None else stack)]
+
+    @property
+    def partial_move(self) -> Move | None:
+        """The first step of a two-step turn a human seat is in the middle of (docs/RULES.md)."""
+        return self._state.partial_move
 
     def is_over(self) -> bool:
         return self._state.is_over()
@@ -277,7 +287,10 @@ class GameSession:
     def play(self, move: Move | str) -> Move:
         """The human seat to move plays `move` (notation, checked against its view's legal moves).
         Raises SessionError (not a human's turn, game over) or NotationError / IllegalMoveError;
-        nothing changes then."""
+        nothing changes then. A two-step turn (docs/RULES.md) is played as its first step (`b10`:
+        then `partial_move` is set and the same seat plays again, seeing the card revealed) and
+        then the rest (`t36` or the whole `b10/t36`), or as the whole turn in one call when its
+        view can name it."""
         with self.lock:
             st = self._state
             if st.is_over():
@@ -286,11 +299,15 @@ class GameSession:
             if seat not in self.humans:
                 raise SessionError(f"seat {seat} is an AI seat: its move comes from ai_move()")
             view = st.view(seat)
-            m = view.parse_move(move.strip()) if isinstance(move, str) else move
-            if m not in view.legal_moves:
-                raise IllegalMoveError(f"{m}: not a legal move of seat {seat} here")
-            desc = _describe(view, m) if self.describe else ""
+            m = view.parse_move(move.strip() if isinstance(move, str) else str(move))
+            if self._turn_view is None:
+                self._turn_view = view          # the mover's view at the turn's start, to describe it
             played = st.push(m)
+            if st.partial_move is not None:     # the first step of a two-step turn: the same seat goes on
+                self._changed()
+                return played
+            desc = _describe(self._turn_view, played) if self.describe else ""
+            self._turn_view = None
             self._played(Turn(seat, str(played), "human", desc))
             return played
 
@@ -316,6 +333,7 @@ class GameSession:
                     raise SessionError(f"seat {seat} is a human seat: its move comes from play()")
                 given = st.copy(stack=False) if player.perfect_information else st.view(seat)
                 version = self.version
+            total = 0.0
 
             def stop() -> bool:
                 return self._cancelled.is_set() or bool(cancel and cancel())
@@ -324,29 +342,57 @@ class GameSession:
             if progress is not None:
                 def report(info: SearchInfo) -> None:
                     progress(Thinking(seat, player.spec, time.perf_counter() - t0, info))
+
+            def decide(given) -> tuple[Decision, float]:
+                t = time.perf_counter()
+                try:
+                    if interruptible or report is not None:
+                        d = player.think(given, limit, progress=report, report_every=report_every, cancel=stop)
+                    else:
+                        d = player.choose(given, limit)
+                except SearchCancelled:
+                    raise
+                except Exception as e:  # a crashing bot must not take the front end (or a tournament) down
+                    raise PlayerFault(seat, "crash", f"{type(e).__name__}: {e}", time.perf_counter() - t) from e
+                return d, time.perf_counter() - t
+
+            def check(dt: float, total: float) -> None:    # a step slower than time_forfeit loses
+                if time_forfeit is not None and dt > time_forfeit:
+                    raise PlayerFault(seat, "time-out", f"({dt:.2f}s)", total)
+
             try:
-                if interruptible or report is not None:
-                    decision: Decision = player.think(given, limit, progress=report, report_every=report_every,
-                                                      cancel=stop)
-                else:
-                    decision = player.choose(given, limit)
+                decision, dt = decide(given)
+                move, total, infos = decision.move, dt, decision.info
+                if (st.partial_move is None and not player.perfect_information
+                        and isinstance(given, View) and given.is_partial(move)):
+                    # a two-step turn: the rest is chosen with the card the purchase reveals face
+                    # up, on a copy (the game takes the whole turn at once, as a record does)
+                    check(dt, dt)
+                    mid = st.copy(stack=False)
+                    try:
+                        mid.push(move)
+                    except IllegalMoveError as e:
+                        raise PlayerFault(seat, "illegal move", str(e), dt) from None
+                    decision, dt = decide(mid.view(seat))
+                    total += dt
+                    move, infos = mid.view(seat).parse_move(str(decision.move)), decision.info
             except SearchCancelled:
                 return None
-            except Exception as e:  # a crashing bot must not take the front end (or a tournament) down
-                raise PlayerFault(seat, "crash", f"{type(e).__name__}: {e}", time.perf_counter() - t0) from e
-            dt = time.perf_counter() - t0
+            except IllegalMoveError as e:
+                raise PlayerFault(seat, "illegal move", str(e), total) from None
             with self.lock:
                 if stop() or self.version != version:
                     return None
-                if time_forfeit is not None and dt > time_forfeit:
-                    raise PlayerFault(seat, "time-out", f"({dt:.2f}s)", dt)
+                check(dt, total)
                 view = st.view(seat) if self.describe else None
                 try:
-                    played = st.push(decision.move)
+                    played = st.push(move)
                 except IllegalMoveError as e:
-                    raise PlayerFault(seat, "illegal move", str(e), dt) from None
-                self._played(Turn(seat, str(played), "ai", _describe(view, played) if view else "", dt,
-                                  decision.info))
+                    raise PlayerFault(seat, "illegal move", str(e), total) from None
+                if st.partial_move is not None:   # a first step alone is not a turn: the player's error
+                    st.pop()
+                    raise PlayerFault(seat, "illegal move", f"{played} is only the first step of its turn", total)
+                self._played(Turn(seat, str(played), "ai", _describe(view, played) if view else "", total, infos))
                 return played
 
     def play_ai(self, limit: Limit | None = None, **kw) -> list[Move]:
@@ -371,7 +417,7 @@ class GameSession:
         while trial.move_stack:
             trial.pop()
             n += 1
-            if trial.to_move in self.humans:
+            if trial.to_move in self.humans and trial.partial_move is None:
                 return n
         return 0
 
@@ -384,8 +430,10 @@ class GameSession:
             n = self._undo_count()
             if n == 0:
                 raise SessionError("nothing to undo: no human move has been played yet")
+            partial = self._state.partial_move is not None   # a human's first step: not in the history
             undone = [self._state.pop() for _ in range(n)]
-            del self.history[len(self.history) - n:]
+            del self.history[len(self.history) - (n - partial):]
+            self._turn_view = None
             for p in self._players:
                 if p is not None:
                     p.reset()
@@ -447,9 +495,13 @@ class GameSession:
         """The game as a record (docs/RECORDS.md): the true start, the moves, the result (None
         while unfinished, with meta.termination "unfinished")."""
         with self.lock:
-            m = {"event": self.event, "termination": "normal" if self._state.is_over() else "unfinished"}
+            st = self._state
+            if st.partial_move is not None:     # records keep whole turns: the last one finished
+                st = st.copy()
+                st.pop()
+            m = {"event": self.event, "termination": "normal" if st.is_over() else "unfinished"}
             m.update(meta or {})
-            return GameRecord.from_state(self._state, self.seed, list(self.specs), start=self.start, meta=m)
+            return GameRecord.from_state(st, self.seed, list(self.specs), start=self.start, meta=m)
 
     def save(self, path, overwrite: bool = False) -> GameRecord:
         """Write the record to `path` atomically (a temporary file renamed over it). An existing

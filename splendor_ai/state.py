@@ -5,6 +5,15 @@ seat sees; players and analysis only ever get views, and sample full states from
 `View.resample`. Both sit on the compiled engine (`splendor_ai._engine.Core`), which plays turns as
 a sequence of integer actions (main action, then token returns, then a noble choice); this module
 turns those sequences into whole-turn `Move`s and back.
+
+Two-step turns (docs/RULES.md, "Two-step turns"): in the Strongholds, buying a face-up card whose
+slot the deck refills reveals a card that the rest of the turn may use, so `legal_moves` lists that
+purchase alone (`b10`, a *first step*: `is_partial(move)`). After `push("b10")` the same seat is
+to move, `partial_move` is `b10` and `legal_moves` lists the whole turns that complete it
+(`b10/t36`, ...); `push("b10/t36")` (or just `push("t36")`) ends the turn. The move stack holds
+whole turns (the completed turn replaces its first step); `pop` undoes one push. A true `State`
+also takes the whole turn `b10/t36` in one push from the turn's start (it knows the card the
+purchase reveals): records replay that way. A View never does: it cannot know the card.
 """
 from __future__ import annotations
 
@@ -157,7 +166,9 @@ class Seat:
 
 
 class LegalMoves:
-    """The legal whole turns of a position: iterable, sized, and supports `move in legal_moves`."""
+    """The legal moves of a position: iterable, sized, and supports `move in legal_moves`. Whole
+    turns, and the first steps of two-step turns (`State.is_partial`); in the middle of a two-step
+    turn, the whole turns that complete it."""
 
     def __init__(self, table: dict[Move, tuple[int, ...]]):
         self._table = table
@@ -184,7 +195,7 @@ class _Game:
     """What State and View share: reading the engine's fields and listing whole-turn moves."""
 
     _core: Core
-    _legal: dict[Move, tuple[int, ...]] | None
+    _legal: tuple[dict[Move, tuple[int, ...]], frozenset[Move]] | None   # moves -> actions, first steps
 
     def _fields(self) -> dict:
         return self._core.to_dict()
@@ -271,29 +282,74 @@ class _Game:
 
     @property
     def legal_moves(self) -> LegalMoves:
+        return LegalMoves(self._tables()[0])
+
+    def _tables(self) -> tuple[dict[Move, tuple[int, ...]], frozenset[Move]]:
         if self._legal is None:
             self._legal = _expand(self._core)
-        return LegalMoves(self._legal)
+        return self._legal
+
+    @property
+    def partial_move(self) -> Move | None:
+        """In the middle of a two-step turn, its first step (the purchase already played, e.g.
+        `b10`); None at a turn's start (docs/RULES.md, "Two-step turns")."""
+        step = self._core.step
+        return Move(BUY, card=step) if step >= 0 and not self._core.over else None
+
+    def is_partial(self, move: Move | str) -> bool:
+        """Is this legal move the first step of a two-step turn (pushing it leaves the same seat
+        to move, to choose the rest of the turn with the revealed card face up)?"""
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except NotationError:
+                return False
+        return move in self._tables()[1]
 
     def parse_move(self, text: str) -> Move:
         """Parse a move and check it is legal here. A missing noble (or city) is filled in when
-        only one can visit (be claimed)."""
-        move = Move.parse(text)
-        table = self.legal_moves._table
-        if move in table:
-            return move
-        if move.noble is None or move.city is None:
-            bare = move.without(NOBLE, CITY)
-            cands = [m for m in table if m.without(NOBLE, CITY) == bare
-                     and (move.noble is None or m.noble == move.noble)
-                     and (move.city is None or m.city == move.city)]
-            if len(cands) == 1:
-                return cands[0]
-        raise IllegalMoveError(self._why_illegal(move))
+        only one can visit (be claimed). In the middle of a two-step turn, the rest of the turn
+        alone (`t36`) stands for the whole turn (`b10/t36`)."""
+        return self._resolve(Move.parse(self._whole_text(text)))[0]
+
+    def _whole_text(self, text: str) -> str:
+        """`text`, completed with the first step played when it is only the rest of the turn."""
+        partial = self.partial_move
+        if partial is None or not isinstance(text, str):
+            return text
+        head, text = str(partial), text.strip()
+        if text == head:
+            raise IllegalMoveError(f"{head} is played already: now choose the rest of the turn "
+                                   f"(e.g. {next(iter(self.legal_moves), head)})")
+        return text if text.startswith(head + "/") else f"{head}/{text}"
+
+    def _resolve(self, move: Move) -> tuple[Move, tuple[int, ...]]:
+        """The legal move `move` stands for (its noble or city filled in when only one can come)
+        and its engine actions; IllegalMoveError if there is none."""
+        table = self._tables()[0]
+        found = _lookup(table, move)
+        if found is None:
+            found = self._across_step(move)
+        if found is None:
+            raise IllegalMoveError(self._why_illegal(move))
+        return found
+
+    def _across_step(self, move: Move):
+        """A whole turn that completes a first step, from the turn's start: only a true State
+        knows the card the step reveals (View: None)."""
+        return None
 
     def _why_illegal(self, move: Move) -> str:
         if self.is_over():
             return f"{move}: the game is over"
+        partial = self.partial_move
+        if partial is not None and move.action != partial:
+            return (f"{move}: {partial} was played as this turn's first step; the rest of the turn comes next "
+                    f"(e.g. {next(iter(self.legal_moves))})")
+        if partial is None and move.kind == BUY and move.decisions and self.is_partial(Move(BUY, card=move.card)):
+            return (f"{move}: buying card {move.card} refills its slot from the deck before the rest of the turn, "
+                    f"so the turn is played in two steps: first b{move.card}, then the rest with the new card face "
+                    f"up (docs/RULES.md, \"Two-step turns\")")
         same_action = [m for m in self.legal_moves if m.action == move.action]
         if not same_action:
             return f"{move}: the action {move.action} is not legal for seat {self.to_move} here"
@@ -326,10 +382,8 @@ class _Game:
     def describe(self, move: Move | str) -> str:
         """A plain-English sentence for a legal move, from the mover's point of view. Seats are
         named as players counted from 1 (seat 0 is "Player 1")."""
-        if isinstance(move, str):
-            move = self.parse_move(move)
-        elif move not in self.legal_moves:
-            raise IllegalMoveError(self._why_illegal(move))
+        # a legal move, or (a true State) a whole turn that completes a first step, as records hold
+        move = self.parse_move(move) if isinstance(move, str) else self._resolve(move)[0]
         who = f"Player {self.to_move + 1}"
         seat = self.seats[self.to_move]
         if move.kind == TAKE:
@@ -345,6 +399,8 @@ class _Game:
         elif move.kind == RESERVE_DECK:
             deck = "Orient " if move.orient else ""
             text = f"{who} reserves the top card of the {deck}level-{move.level} deck" + self._gold_clause()
+        elif move.kind == BUY and self.partial_move is not None:
+            text = f"{who} buys {_card_phrase(move.card)}, already paid in the turn's first step"
         elif move.kind == BUY:
             where = " from their hand" if move.card in seat.reserved else ""
             if CARDS[move.card].sacrifice is not None:
@@ -381,6 +437,8 @@ class _Game:
                 text += f", takes an extra {COLOURS[value]} gem (trading post)"
             elif tag == CITY:
                 text += f", and claims {CITIES[value]}"
+        if self.is_partial(move):
+            text += "; the card that replaces it is revealed before the rest of the turn (a stronghold action)"
         return text + "."
 
     def _gold_clause(self) -> str:
@@ -500,11 +558,31 @@ def _decision(c: Core, a: int, decisions: tuple) -> tuple:
     raise ValueError(f"action {a} is not a decision")
 
 
-def _expand(core: Core) -> dict[Move, tuple[int, ...]]:
-    """Every legal whole turn, mapped to its engine action sequence."""
+def _lookup(table: dict[Move, tuple[int, ...]], move: Move):
+    """(the legal move `move` stands for, its actions) in `table`, or None. A missing noble (or
+    city) is filled in when only one can visit (be claimed)."""
+    if move in table:
+        return move, table[move]
+    if move.noble is None or move.city is None:
+        bare = move.without(NOBLE, CITY)
+        cands = [m for m in table if m.without(NOBLE, CITY) == bare
+                 and (move.noble is None or m.noble == move.noble)
+                 and (move.city is None or m.city == move.city)]
+        if len(cands) == 1:
+            return cands[0], table[cands[0]]
+    return None
+
+
+def _expand(core: Core) -> tuple[dict[Move, tuple[int, ...]], frozenset[Move]]:
+    """Every legal move, mapped to its engine action sequence, and the moves among them that are
+    first steps. At a turn's start: the whole turns, except that a Strongholds purchase whose
+    slot the deck refills stops after the purchase (the first step; docs/RULES.md, "Two-step
+    turns"). In the middle of such a turn: the whole turns that complete it, mapped to the
+    actions still to play."""
     out: dict[Move, tuple[int, ...]] = {}
+    steps: set[Move] = set()
     if core.over:
-        return out
+        return out, frozenset()
     d = core.to_dict()
     seat = core.to_move
     nobles_before = set(d["seats"][seat]["nobles"])
@@ -525,11 +603,21 @@ def _expand(core: Core) -> dict[Move, tuple[int, ...]]:
             nxt.apply(a)
             walk(nxt, main, _decision(c, a, decisions), actions + (a,))
 
+    if core.phase != 0:   # the second step of a two-step turn
+        if core.step < 0:
+            raise ValueError("a state in the middle of a turn is only kept between the two steps of a two-step turn")
+        walk(core, Move(BUY, card=core.step), (), ())
+        return out, frozenset()
     for a in core.legal_actions():
         c = core.copy()
         c.apply(a)
+        if c.step >= 0 and c.phase != 0 and not c.over:
+            move = _main_move(d, a)
+            out[move] = (a,)
+            steps.add(move)
+            continue
         walk(c, _main_move(d, a), (), (a,))
-    return out
+    return out, frozenset(steps)
 
 
 class State(_Game):
@@ -542,9 +630,11 @@ class State(_Game):
             d = pos.from_text(position)
             if _has_hidden(d):
                 raise PositionError("the position hides cards ('?'): it is a seat's view, use View.from_position")
-            self._core = Core.from_dict(d)
+            self._core = _core_of(d)
         self._legal = None
-        self._stack: list[tuple[Core, Move, dict]] = []  # (core before, move, its legal table)
+        # (core before, move, its legal tables, the first step it completed: an entry like this
+        # one, or None); the move stack is the moves of these entries
+        self._stack: list[tuple] = []
 
     @classmethod
     def new(cls, players: int | None = None, seed: int | None = None, first_player: int = 0,
@@ -588,7 +678,7 @@ class State(_Game):
         if _has_hidden(d):
             raise PositionError("the position hides cards: it is a seat's view, use View.from_json")
         st = cls.__new__(cls)
-        st._core = Core.from_dict(d)
+        st._core = _core_of(d)
         st._legal = None
         st._stack = []
         return st
@@ -614,32 +704,54 @@ class State(_Game):
 
     def push(self, move: Move | str) -> Move:
         """Play a legal move (a Move or its notation). Raises and leaves the state unchanged if
-        the move is malformed or illegal. Returns the Move played (with the noble filled in)."""
-        move = move if isinstance(move, Move) else self.parse_move(move)
-        table = self.legal_moves._table
-        actions = table.get(move)
-        if actions is None:
-            raise IllegalMoveError(self._why_illegal(move))
+        the move is malformed or illegal. Returns the Move played (with the noble filled in).
+
+        A first step (`is_partial`) leaves the same seat to move in the middle of the turn; the
+        whole turn that completes it (or the rest alone, `t36`) ends it. From a turn's start the
+        whole turn `b10/t36` is played in one push too (this true state knows the card `b10`
+        reveals)."""
+        if not isinstance(move, Move):
+            move = Move.parse(self._whole_text(move))
+        move, actions = self._resolve(move)
         # the engine applies in place: play on a fresh copy, so that a Core kept in a move stack
         # (this one's or a copy's: copies share those Cores) is never changed afterwards
         core = self._core.copy()
         for a in actions:
             core.apply(a)
-        self._stack.append((self._core, move, table))
+        # completing a first step: its entry becomes this one's, so the stack holds whole turns
+        step = self._stack.pop() if self.partial_move is not None and self._stack else None
+        self._stack.append((self._core, move, self._tables(), step))
         self._core = core
         self._legal = None
         return move
 
+    def _across_step(self, move: Move):
+        if self.partial_move is not None or move.kind != BUY or not move.decisions:
+            return None
+        first = Move(BUY, card=move.card)
+        if not self.is_partial(first):
+            return None
+        mid = self.copy(stack=False)
+        mid.push(first)
+        found = _lookup(mid._tables()[0], move)
+        if found is None:
+            return None
+        return found[0], self._tables()[0][first] + found[1]
+
     def pop(self) -> Move:
-        """Undo the last move and return it."""
+        """Undo the last push and return its move (after a two-step turn pushed in two steps,
+        the state goes back to the middle of the turn, its first step on the stack again)."""
         if not self._stack:
             raise IndexError("no move to undo")
-        self._core, move, self._legal = self._stack.pop()
+        self._core, move, self._legal, step = self._stack.pop()
+        if step is not None:
+            self._stack.append(step)
         return move
 
     @property
     def move_stack(self) -> list[Move]:
-        return [m for _, m, _ in self._stack]
+        """The moves played: whole turns, and last the first step of a turn under way."""
+        return [m for _, m, _, _ in self._stack]
 
     def view(self, seat: int | None = None) -> "View":
         """What `seat` (default: the player to move) can see."""
@@ -687,15 +799,16 @@ class View(_Game):
         seat = d["to_move"] if seat is None else seat
         if not isinstance(seat, int) or not 0 <= seat < d["players"]:
             raise PositionError(f"seat must be 0-{d['players'] - 1}, got {seat!r}")
-        core = Core.from_dict(d)
+        core = _core_of(d)
         # a view never holds a deck order, even when the text gave one; a true position (no '?')
         # is read as the game itself, so the view of it is State(text).view(seat)
         return cls(core.hidden_for(seat) if _deck_known(d) or not _has_hidden(d) else core, seat)
 
     @property
     def legal_moves(self) -> LegalMoves:
-        """The mover's whole turns: the same as the true state's, since no decision of a turn
-        names a card the turn draws (docs/MODULES.md, "Refills")."""
+        """The mover's moves: the same as the true state's, since no move names a card that is
+        hidden before it is played (a decision that may use a card the turn reveals is the second
+        step of a two-step turn; docs/RULES.md, "Two-step turns")."""
         if self.seat != self.to_move:
             raise ValueError(f"seat {self.seat} is not to move: its view does not show seat "
                              f"{self.to_move}'s hidden cards, so it cannot list their moves")
@@ -726,6 +839,16 @@ class View(_Game):
 
     def __hash__(self) -> int:
         return hash((self.seat, self.position()))
+
+
+def _core_of(d: dict) -> Core:
+    """The engine state of a parsed position. A position in the middle of a two-step turn must
+    leave its mover a decision (the stronghold action after a refill always has one)."""
+    core = Core.from_dict(d)
+    if core.step >= 0 and not core.legal_actions():
+        raise PositionError(f"status: b{core.step} as a turn's first step leaves no stronghold action to take, "
+                            f"so no turn can be under way here")
+    return core
 
 
 def _has_hidden(d: dict) -> bool:

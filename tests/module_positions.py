@@ -11,8 +11,9 @@ MODULES = tuple(DECISION)
 
 def decision_position(module: str, seat: int = 0, seed: int = 1, players: int = 2) -> tuple[State, list]:
     """A game (its State, moves on its stack) where `seat` is to move and has legal moves with the
-    module's decision; returns (state, those moves). The moves are the seat's view's legal moves (a
-    decision naming a card the turn's refill reveals is not one: the player cannot see it)."""
+    module's decision; returns (state, those moves). The moves are the seat's view's legal moves.
+    With the Strongholds this is usually the middle of a two-step turn (docs/RULES.md): after a
+    purchase from the market, whose stronghold action may use the card that refilled its slot."""
     for s in range(seed, seed + 40):
         st = State.new(players, seed=s, config=Config(players, modules=(module,)))
         bots = [make_player("greedy", seed=s + i) for i in range(players)]

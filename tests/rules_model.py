@@ -2,7 +2,7 @@
 Cities of Splendor modules).
 
 This is a deliberately simple, independent second implementation of the rules in
-/work/shared/RULES.md and of the notation in docs/NOTATION.md (version 1) and
+docs/RULES.md and of the notation in docs/NOTATION.md (version 1) and
 docs/MODULES.md (version 2).  The compiled engine is compared against it move for move
 (differential testing), so it shares no code with the ``splendor_ai`` package and
 uses only the standard library.  Readability comes first; speed is secondary.
@@ -24,7 +24,10 @@ engine, or change them here if the project decides otherwise):
   list these checks.
 * The end-of-turn noble visit happens after every turn, a pass included, so
   ``pass/n3`` is a possible move (a player who met two nobles at once keeps
-  meeting the second one).  Such a move still counts as a pass for ``passes``.
+  meeting the second one).  Such a move changes the game, so it is not a dead
+  pass: it sets ``passes`` back to 0 (as does a pass on which a city or a trading
+  post is claimed).  A stalemate (every player passing in a row) ends the game only
+  while no end is triggered; once the final round is under way it is played out.
 * A return decision may give back any tokens held after the action, including
   ones just taken (so ``+wbg/-wbg`` is a legal move when it applies).
 * ``result()`` raises ValueError while the game is not over.
@@ -78,13 +81,10 @@ STRONGHOLDS_EACH = 3
 
 
 def _find_data_dir():
-    """Return the folder holding base_cards.csv / base_nobles.csv."""
+    """The folder holding the data tables: the repository's splendor_ai/data (read with csv
+    here, not through the package; tests/test_data.py pins their digests)."""
     repo_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    package_data = os.path.join(repo_root, "splendor_ai", "data")
-    if (os.path.isfile(os.path.join(package_data, "base_cards.csv"))
-            and os.path.isfile(os.path.join(package_data, "base_nobles.csv"))):
-        return package_data
-    return "/work/shared/data"
+    return os.path.join(repo_root, "splendor_ai", "data")
 
 
 class Card:
@@ -692,7 +692,7 @@ class Model:
         """'points', 'stalemate', 'cap' or None, checked in that order."""
         if self.final == 1 and self.to_move == self.first_player:
             return "points"
-        if self.passes >= self.players:
+        if self.passes >= self.players and not self.final:
             return "stalemate"
         if self.turn >= self.cap * self.players:
             return "cap"
@@ -916,7 +916,7 @@ class Model:
         # 4. Final-round trigger, pass counter, next player.
         if mover.points() >= WINNING_POINTS:
             self.final = 1
-        if action == "pass":
+        if action == "pass" and noble_id is None:
             self.passes += 1
         else:
             self.passes = 0
@@ -1160,7 +1160,7 @@ class Model:
         """
         self._path = list(path)
         self._cursor = 0
-        self._refills = []       # Strongholds: market slots emptied by this turn's purchases
+        self._refills = []       # Strongholds: the conquered card's slot, refilled after its action
         self._tokens = []
         self._variants = []
         self._enumerating = enumerating
@@ -1192,8 +1192,7 @@ class Model:
         else:
             self._m_buy(seat_index, int(action[1:]))
 
-        # 3. Conquest (Strongholds), then the refills of the slots the turn's purchases emptied,
-        # in the order they were emptied.
+        # 3. Conquest (Strongholds), then the refill of the conquered card's slot.
         if self.module == "strongholds":
             for card_id, (owner, count) in list(self.strongholds.items()):
                 if owner == seat_index and count == STRONGHOLDS_EACH:
@@ -1204,6 +1203,7 @@ class Model:
                 self._m_refill(level_index, slot)
 
         # 4. Token limit.
+        changed = False          # 5-7: a visit or a claim at the end of the turn
         excess = sum(seat.tokens) - TOKEN_LIMIT
         if excess > 0:
             returned = self._decide(["-" + letters for letters in
@@ -1220,6 +1220,7 @@ class Model:
                    if self._m_meets(bonuses, NOBLES[noble_id].requirement)]
             pick = self._decide(["n%d" % noble_id for noble_id in met])
             if pick:
+                changed = True
                 noble_id = int(pick[1:])
                 if noble_id in seat.held:
                     seat.held.remove(noble_id)
@@ -1235,6 +1236,7 @@ class Model:
                 if (post.id not in seat.posts and self._m_meets(bonuses, post.requirement)
                         and len(seat.nobles) >= post.nobles):
                     seat.posts.append(post.id)
+                    changed = True
             seat.posts.sort()
 
         # 7. City claim; the first city claimed starts the final round.
@@ -1242,6 +1244,7 @@ class Model:
             met = [city_id for city_id in self.cities if self._m_city_met(seat, city_id)]
             pick = self._decide(["c%d" % city_id for city_id in met])
             if pick:
+                changed = True
                 city_id = int(pick[1:])
                 self.cities.remove(city_id)
                 seat.cities.append(city_id)
@@ -1253,7 +1256,8 @@ class Model:
             self.final = 1
         if self._cursor != len(self._path):
             raise ValueError("the move has decisions left over")
-        self.passes = self.passes + 1 if action == "pass" else 0
+        # a pass that changed nothing counts towards a stalemate; a visit or a claim does not
+        self.passes = self.passes + 1 if action == "pass" and not changed else 0
         self.turn += 1
         self.to_move = (self.to_move + 1) % self.players
         return self._tokens
@@ -1273,10 +1277,9 @@ class Model:
             self._m_pay(seat, card_id)
         if card_id in seat.reserved_ids():
             del seat.reserved[seat.reserved_ids().index(card_id)]
-        elif self.module == "strongholds":
-            # the slot stays empty until the turn's stronghold actions and conquest are over
-            self._refills.append(self._m_take_from_market(card_id, refill=False))
         else:
+            # refilled at once: the stronghold action below may use the new card (only the
+            # conquest's slot waits for its stronghold action)
             self._m_take_from_market(card_id)
         self._m_gain(seat, card_id)
         if self.module == "strongholds":
@@ -1408,6 +1411,24 @@ class Model:
         if key is not None:
             self._turns_cache = (key, turns)
         return turns
+
+    def two_step_first(self, move):
+        """The first step of `move` when it is a two-step turn (docs/RULES.md, "Two-step
+        turns"): in a Strongholds game, a purchase from the market whose slot the deck refills,
+        so that the stronghold action after it may use a card the turn reveals. None for a turn
+        played in one step."""
+        action = move.split("/")[0]
+        if self.module != "strongholds" or not action.startswith("b"):
+            return None
+        for level_index, row in enumerate(self.market):
+            if int(action[1:]) in row:
+                return action if self.decks[level_index] else None
+        return None
+
+    def legal_steps(self):
+        """What the player to move chooses from at the start of a turn: the legal whole turns,
+        a two-step turn standing as its first step."""
+        return {self.two_step_first(move) or move for move in self.legal_moves()}
 
     def turn_legal_moves(self):
         """Legal whole turns computed by the module turn procedure (any game, also base)."""

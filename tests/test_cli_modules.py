@@ -23,21 +23,37 @@ TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The Trading 
           "strongholds": "The Strongholds"}
 
 
+def answers(view, move) -> list[str]:
+    """What to type at each question the game asks after `move`'s action to play `move`."""
+    from splendor_ai.interfaces.terminal import SKIP, _fragment, narrow, next_choice
+    left, at, out = [m for m in view.legal_moves if m.action == move.action], 0, []
+    while len(left) > 1:
+        at, choices = next_choice(left, at)
+        mine = move.decisions[at] if at < len(move.decisions) else None
+        choice = mine if mine in choices else SKIP
+        out.append("none" if choice == SKIP else str(choices.index(choice) + 1))
+        at, left = narrow(left, at, choice)
+    assert left == [move]
+    return out
+
+
 @pytest.mark.parametrize("module", MODULES)
 def test_piped_module_game_with_decisions_hint_undo_save_and_load(module, tmp_path):
     st, hits = decision_position(module)
     move = hits[-1]
     action = str(move).split("/")[0]
-    legal = [str(m) for m in st.view(0).legal_moves]     # what the human can choose (and see)
+    view = st.view(0)
+    actions = list(dict.fromkeys(m.action for m in view.legal_moves))   # the numbered list
     save = tmp_path / "game.jsonl"
     script = "\n".join([
         "board",
         f"{action}/{BAD_TOKEN[module]}",   # a decision token no legal move has (or not notation at all)
-        action if module != "posts" else f"{action}/-w",   # the decision left out / a wrong one
+        f"{action}/-w",                   # a wrong decision
         "hint",
         str(move),                        # the decision move, typed in notation
         "undo",
-        str(legal.index(str(move)) + 1),  # the same move, picked by its number
+        str(actions.index(move.action) + 1),  # the same move: its action picked by number,
+        *answers(view, move),                 # then each decision answered in turn
         f"save {save}",
         "quit",
     ]) + "\n"
@@ -67,25 +83,31 @@ def test_piped_module_game_with_decisions_hint_undo_save_and_load(module, tmp_pa
     pos.write_text(st.position() + "\n")
     out = clean(run("play", "--ai", FAST_AI, stdin=f"load {pos}\nmoves\nquit\n"))
     assert f"Loaded the position in {pos}: 2 players, {TITLES[module]}" in " ".join(out.split())
-    assert f"{move} {desc}" in " ".join(out.split())   # the numbered list, with the decisions in words
+    from splendor_ai.interfaces.terminal import action_description
+    turns = [m for m in view.legal_moves if m.action == move.action]
+    listed = f"{move.action} {action_description(view, turns)} (then you choose: {len(turns)} ways)"
+    assert listed in " ".join(out.split())   # the numbered list: the action in words, its choices after
 
 
 def test_no_decision_names_the_card_a_refill_reveals():
-    """Strongholds: the bought card's slot is refilled only after the stronghold action, so the
-    human's moves (their view's) are exactly the true state's and a stronghold cannot go on the
-    card the deck will deal: that would show the top of the deck."""
+    """Strongholds: a purchase from the market refills its slot before the stronghold action, so
+    the turn is played in two steps (docs/RULES.md): before the purchase the human's moves (their
+    view's, the true state's alike) list it alone, and a stronghold on the card the deck will deal
+    is refused (accepting it would show the top of the deck)."""
     st, _ = decision_position("strongholds")
+    assert st.partial_move is not None and st.move_stack[-1] == st.partial_move
     assert set(map(str, st.legal_moves)) == set(map(str, st.view(st.to_move).legal_moves))
-    buy = next(m for m in map(str, st.legal_moves) if m.startswith("b") and "/t" in m)
-    card = int(buy.split("/")[0][1:])
+    first = str(st.pop())
+    assert st.is_partial(first) and first in set(map(str, st.view(st.to_move).legal_moves))
+    card = int(first[1:])
     level = next(i for i, row in enumerate(st.market) if card in row)
     top = st.copy()
-    top.push(buy)
+    top.push(first)
     new = top.market[level][st.market[level].index(card)]
-    if new is not None:
-        bad = buy.split("/")[0] + f"/t{new}"
-        out = clean(run("play", "--position", st.position(), "--ai", FAST_AI, stdin=f"{bad}\nquit\n"))
-        assert f"Illegal move: {bad}" in out
+    bad = f"{first}/t{new}"
+    out = clean(run("play", "--position", st.position(), "--ai", FAST_AI, stdin=f"{bad}\n{first}\nquit\n"))
+    assert f"Illegal move: {bad}" in out and "two steps" in " ".join(out.split())
+    assert "new card is face up" in " ".join(out.split()) and f"{first}/t{new}" in out
 
 
 def test_play_module_option_new_game(tmp_path):

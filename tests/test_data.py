@@ -1,8 +1,9 @@
-"""The card and noble data: the regularities listed in /work/shared/data/README.md, checked on the
-CSV files shipped in splendor_ai/data (read here with csv, not through the package), and the
-package's tables against them."""
+"""The card and noble data: the regularities listed in splendor_ai/data/README.md, checked on the
+CSV files shipped in splendor_ai/data (read here with csv, not through the package), the files
+against the digests that README pins, and the package's tables against them."""
 import csv
-import filecmp
+import hashlib
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -12,7 +13,6 @@ from splendor_ai import CARDS, COLOURS, NOBLES
 from splendor_ai.cards import SETUP
 
 DATA = Path(__file__).resolve().parent.parent / "splendor_ai" / "data"
-SHARED = Path("/work/shared/data")
 
 
 def rows(name):
@@ -101,16 +101,19 @@ def test_package_tables_match_the_csv():
         assert (noble.id, noble.points, list(noble.requirement)) == (i, int(r["points"]), cost(r))
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="/work/shared/data is not available")
-def test_shipped_data_is_the_shared_data():
-    shared = sorted(p.name for p in SHARED.iterdir() if p.is_file())
-    shipped = sorted(p.name for p in DATA.iterdir() if p.is_file())
-    assert shipped == shared
-    for name in shared:
-        assert filecmp.cmp(SHARED / name, DATA / name, shallow=False), name
+def test_tables_are_the_checked_ones():
+    """Every CSV table has the row count and SHA-256 digest pinned in the data README (the tables
+    as checked against their sources), and the README pins no other file."""
+    text = (DATA / "README.md").read_text()
+    pinned = {m[1]: (int(m[2]), m[3]) for m in re.finditer(r"^\| `([a-z_]+\.csv)` \| ([0-9]+) \| `([0-9a-f]{64})` \|$",
+                                                             text, re.M)}
+    shipped = sorted(p.name for p in DATA.glob("*.csv"))
+    assert sorted(pinned) == shipped and len(shipped) == 7
+    for name in shipped:
+        assert (len(rows(name)), hashlib.sha256((DATA / name).read_bytes()).hexdigest()) == pinned[name], name
 
 
-# -- Cities of Splendor (/work/shared/data/README.md) ---------------------------------------------
+# -- Cities of Splendor (splendor_ai/data/README.md) ----------------------------------------------
 
 ORIENT_ROWS = rows("orient_cards.csv")
 

@@ -1,7 +1,10 @@
 """The compiled engine against the plain-Python rules model (tests/rules_model.py) for the four
-Cities of Splendor modules, move for move: at every turn the engine's legal whole-turn moves
-(State.legal_moves as v2 strings) equal the model's on the same position, a random one is played on
-both, and the positions after it and the final results agree.
+Cities of Splendor modules, move for move: at every turn the engine's legal moves (State.legal_moves
+as v2 strings) equal the model's on the same position (whole turns, a two-step turn standing as its
+first step: docs/RULES.md "Two-step turns"), a random whole turn of the model is played on both (a
+two-step one in two steps, or in one push from the turn's start, when the engine's moves in the
+middle of the turn must be the model's whole turns that begin with that step), and the positions
+after it and the final results agree.
 
 Games start from the engine's own setup (State.new, the model reading its position) and from the
 model's setup (Model.new, the engine reading its position). The default run plays a few games per
@@ -41,7 +44,7 @@ def play_both(module: str, players: int, seed: int, *, cap: int = 100, engine_se
     turns = 0
     while True:
         engine_moves = {str(m) for m in st.legal_moves}
-        model_moves = model.legal_moves()
+        model_moves = model.legal_steps()
         assert engine_moves == model_moves, (
             f"{module} {players}p seed {seed} turn {turns}: {st.position()}\n"
             f"engine only: {sorted(engine_moves - model_moves)[:12]}\n"
@@ -49,10 +52,19 @@ def play_both(module: str, players: int, seed: int, *, cap: int = 100, engine_se
         assert st.is_over() == model.is_over()
         if st.is_over():
             break
-        moves = sorted(engine_moves)
+        moves = sorted(model.legal_moves())
         buys = [m for m in moves if m.startswith("b")]
         move = rng.choice(buys if buys and rng.random() < buy_bias else moves)
         before = st.position()
+        first = model.two_step_first(move)
+        if first is not None and rng.random() < 0.8:
+            assert st.is_partial(first) and str(st.push(first)) == first and str(st.partial_move) == first
+            assert st.to_move == model.to_move and not st.is_over()
+            rest = {str(m) for m in st.legal_moves}
+            assert rest == {m for m in model.legal_moves() if m.split("/")[0] == first}, (
+                f"{module} {players}p seed {seed} turn {turns} after {first}: {st.position()}")
+            assert {str(m) for m in st.view().legal_moves} == rest
+            stats["two steps"] += 1
         st.push(move)
         model.apply(move)
         assert st.position() == model.position(), f"{module} after {move} at turn {turns} from {before}"
@@ -93,6 +105,7 @@ def test_engine_matches_model(module):
     stats = run(module, 3, 100)
     assert stats["turns"] > 150
     assert stats["reason points"] >= 2
+    assert (stats["two steps"] > 20) == (module == "strongholds")
 
 
 @pytest.mark.slow
@@ -102,6 +115,7 @@ def test_engine_matches_model_many_games(module):
     print(f"\n{module}: {dict(sorted(stats.items()))}")
     assert stats["reason points"] >= 60 and stats["reason cap"] >= 10
     assert PLAYED[module] <= set(stats), PLAYED[module] - set(stats)
+    assert (stats["two steps"] > 500) == (module == "strongholds")
 
 
 def test_module_games_at_cap_agree():

@@ -32,11 +32,21 @@ def test_module_requests_good_and_bad(engine):
         assert r["rootInfo"]["position"].startswith(f"SPN2 3:{module}")
     st, hits = decision_position("strongholds")
     rec_moves = [str(m) for m in st.move_stack]
+    # a two-step turn's first step ends the moves: the analysis is of the middle of that turn
+    assert st.partial_move is not None and rec_moves[-1] == str(st.partial_move)
     r = engine.ask({"id": "moves", "start": {"seed": 1, "modules": ["strongholds"]}, "moves": rec_moves,
                     "limit": LIMIT, "top_k": 50})
     check_analysis(r, "moves", 50)
     assert r["rootInfo"]["position"] == st.view(0).position()
+    assert r["rootInfo"]["position"].split()[6].endswith(f"/{st.partial_move}")
+    assert {m["move"] for m in r["moveInfos"]} <= set(map(str, st.legal_moves))
     check_v2(r, decisions=True)
+    # the rest of the turn alone completes it, as in State.push
+    done = engine.ask({"id": "rest", "start": {"seed": 1, "modules": ["strongholds"]},
+                       "moves": rec_moves + [str(hits[0]).split("/", 1)[1]], "limit": LIMIT})
+    after = st.copy()
+    after.push(hits[0])
+    assert done["rootInfo"]["position"] == after.view(after.to_move).position()
 
     # SPN2 positions (true and a seat's view) and JSON v2, with decisions in the moves listed
     for module in MODULES:
@@ -74,9 +84,9 @@ def test_module_requests_good_and_bad(engine):
         ({"start": {"seed": 5, "module": "strongholds"}, "moves": ["b16/t999"]}, "moves[0]", "card 999"),
         ({"start": {"seed": 1, "module": "orient"}, "moves": ["+wbg/t3"]}, "moves[0]", "illegal move"),
     ]
-    st, hits = decision_position("strongholds")
+    st, hits = decision_position("orient")
     action = str(hits[0]).split("/")[0]
-    bad.append(({"start": {"seed": 1, "module": "strongholds"}, "moves": [str(m) for m in st.move_stack] + [action]},
+    bad.append(({"start": {"seed": 1, "module": "orient"}, "moves": [str(m) for m in st.move_stack] + [action]},
                 f"moves[{len(st.move_stack)}]", "decisions after"))
     for i, (req, field, text) in enumerate(bad):
         r = engine.ask({"id": i, **req, "limit": LIMIT})

@@ -15,7 +15,17 @@ from test_rules_model_modules import (BASE_MARKET, CITY_MARKET, MEETS6, ORIENT_M
 
 
 def legal(st) -> set[str]:
-    return {str(m) for m in st.legal_moves}
+    """The whole turns of a true state: a two-step turn's first step is completed by each of
+    its second steps (docs/RULES.md, "Two-step turns"); the model lists whole turns."""
+    out = set()
+    for m in st.legal_moves:
+        if st.is_partial(m):
+            mid = st.copy()
+            mid.push(m)
+            out |= {str(w) for w in mid.legal_moves}
+        else:
+            out.add(str(m))
+    return out
 
 
 def starting(moves, prefix):
@@ -41,7 +51,7 @@ def play(text, move):
 
 OM = ORIENT_MARKET
 L3_ORIENT = [card.id for card in ORIENT_CARDS if card.level == 3]
-SH_OPEN = [1, 2, 3, 40, 42, 43, 70, 71, 72, 73]   # card 0 bought; its slot is refilled after the action
+SH_OPEN = [4, 1, 2, 3, 40, 42, 43, 70, 71, 72, 73]   # card 0 bought; card 4 refills its slot at once
 CONQ_OPEN = [0, 1, 3, 40, 41, 43, 70, 71, 72, 73]
 # trading posts held must be met (the Python layer checks it both ways): 1 white + 3 red (power 0),
 # 2 white (power 1), 3 blue + 1 black (power 2)
@@ -151,7 +161,7 @@ CASES = [
      spn2("posts", [[36, 1, 2, 3], BASE_MARKET[1], BASE_MARKET[2]], [seat("003000", cards=[32, 33]), seat()]),
      "b36", {"b36"}),
     # -- the Strongholds ---------------------------------------------------------------------------
-    ("stronghold action after a purchase: place, move, remove (before the slot is refilled)",
+    ("stronghold action after a purchase: place, move, remove (the slot refilled at once)",
      spn2("strongholds", BASE_MARKET, [seat("310010", extra="2"), seat(extra="2")], board="1=0x1,41=1x1"),
      "b0", {"b0/t%d" % c for c in SH_OPEN} | {"b0/m1:%d" % c for c in SH_OPEN if c != 1} | {"b0/x41"}),
     ("another seat's stronghold card can't be bought",
@@ -162,7 +172,7 @@ CASES = [
      spn2("strongholds", BASE_MARKET, [seat("030000", extra="1"), seat()], board="1=0x2"), "r1", {"r1"}),
     ("the owner buys its stronghold card: they come back, then the action",
      spn2("strongholds", BASE_MARKET, [seat("030000", extra="1"), seat()], board="1=0x2"), "b1",
-     {"b1/t%d" % c for c in [0, 2, 3, 40, 41, 42, 43, 70, 71, 72, 73]}),
+     {"b1/t%d" % c for c in [0, 4, 2, 3, 40, 41, 42, 43, 70, 71, 72, 73]}),
     ("conquest after taking tokens (declining writes nothing)",
      spn2("strongholds", BASE_MARKET, [seat("022010", extra="0"), seat(extra="2")], board="2=0x3,42=1x1"),
      "+wrk", {"+wrk"} | {"+wrk/b2/t%d" % c for c in CONQ_OPEN} | {"+wrk/b2/x42"}),
@@ -171,7 +181,7 @@ CASES = [
      "+wrk", {"+wrk"}),
     ("remove one of an opponent's three strongholds",
      spn2("strongholds", BASE_MARKET, [seat("030000", extra="3"), seat(extra="0")], board="41=1x3"),
-     "b1", {"b1/x41"} | {"b1/t%d" % c for c in [0, 2, 3, 40, 42, 43, 70, 71, 72, 73]}),
+     "b1", {"b1/x41"} | {"b1/t%d" % c for c in [0, 4, 2, 3, 40, 42, 43, 70, 71, 72, 73]}),
 ]
 
 
@@ -184,6 +194,7 @@ def test_exact_moves_on_engine_and_model(name, text, prefix, expected):
         engine, reference = starting(engine, prefix), starting(reference, prefix)
     assert engine == expected
     assert reference == expected
+    assert {str(m) for m in st.legal_moves} == model.legal_steps()
 
 
 POSITIONS = {}
@@ -318,7 +329,8 @@ def test_strongholds_conquest():
     moves = legal(st)
     assert {"b1/t2", "b1/t2/b2/t3", "b1/t2/b2/t0"} <= moves
     assert not any(m.startswith("b1/t0/b2") for m in moves)
-    assert not any("t4" in m.split("/") for m in moves)     # card 4 refills card 1's slot after the conquest
+    # card 4 refills card 1's slot at once; card 5 refills card 2's after the conquest's action
+    assert "b1/t2/b2/t4" in moves and not any("t5" in m.split("/") for m in moves)
     first, second = Model.from_position(text).decks[0][:2]
     st = play(text, "b1/t2/b2/t0")
     assert st.seats[0].cards == (1, 2, 8) and st.strongholds == {0: (0, 1)} and st.seats[0].tokens == (0,) * 6

@@ -489,3 +489,81 @@ def test_key_constants_mirror_the_engine_header():
 def test_data_used_by_the_positions():
     assert POSTS[1].requirement == (2, 0, 0, 0, 0) and CITIES[13].prestige == 17
     assert sum(CARDS[c].points for c in FIVE_POINTERS) == 20
+
+
+# -- the middle of a two-step turn (docs/NOTATION.md, "Two-step turns") ----------------------------
+
+def _mid_turn():
+    """Seat 0 bought card 0 from the market; card 4 refilled its slot; the stronghold action is next."""
+    from splendor_ai import State
+    st = State(spn2("strongholds", seats=[seat2("310010")]))
+    st.push("b0")
+    return st
+
+
+def test_mid_turn_positions_round_trip():
+    from splendor_ai import State, View
+    st = _mid_turn()
+    text = st.position()
+    assert text.split()[6] == "0/0/0/0/0/b0"
+    js = st.to_json()
+    assert js["step"] == "b0" and pos.from_json(js)["step"] == 0
+    for other in (State(text), State.from_json(js), State.from_json(json.dumps(js))):
+        assert other.position() == text and other.partial_move == st.partial_move
+        assert set(other.legal_moves) == set(st.legal_moves)
+    view = st.view(1)
+    assert View.from_position(view.position(), 1).position() == view.position()
+    assert View.from_position(view.position(), 1).partial_move == st.partial_move
+    # at a turn boundary nothing is written
+    st.push("t4")
+    assert len(st.position().split()[6].split("/")) == 5 and "step" not in st.to_json()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace("/b0 ", "/b5 "), "card 5 is not one of seat 0's cards"),
+    (lambda t: t.replace("/b0 ", "/b "), "then /b<card>"),
+    (lambda t: t.replace("/b0 ", "/b1234 "), "then /b<card>"),
+    (lambda t: t.replace("/b0 ", "/r0 "), "then /b<card>"),
+    (lambda t: t.replace("0/0/0/0/0/b0", "0/0/2/0/1/b0").replace(" 310010:0:", " 310010:0:"),
+     "follows no pass in a row"),
+])
+def test_bad_mid_turn_positions(edit, message):
+    from splendor_ai import State
+    text = edit(_mid_turn().position())
+    with pytest.raises(PositionError, match=message):
+        State(text)
+
+
+def test_mid_turn_only_with_the_strongholds():
+    st = _mid_turn()
+    for module in ("orient", "cities", "posts"):
+        text = spn2(module, seats=[seat2("000000", cards=[0])]).replace(" 0/0/0/0/0 ", " 0/0/0/0/0/b0 ")
+        with pytest.raises(PositionError, match="only in a Strongholds game"):
+            pos.from_text(text)
+    with pytest.raises(PositionError, match="only in a Strongholds game"):
+        pos.from_text(spn().replace(" 0/0/0/0/0 ", " 0/0/0/0/0/b0 "))
+    js = st.to_json()
+    for bad in ("b", 10, "t4", "b0/t4", None):
+        with pytest.raises(PositionError, match="position.step"):
+            pos.from_json({**js, "step": bad})
+    from splendor_ai import State
+    orient = State(spn2("orient", seats=[seat2("000000")])).to_json()
+    with pytest.raises(PositionError, match="unknown field"):
+        pos.from_json({**orient, "step": "b0"})
+
+
+def test_a_mid_turn_position_of_a_finished_game_is_refused():
+    with pytest.raises(PositionError, match="the game is over"):
+        pos.from_text(_mid_turn().position().replace("0/0/0/0/0/b0", "0/0/2/0/0/b0")
+                      .replace("SPN2 2:strongholds", "SPN2 2:strongholds,cap=1"))
+
+
+def test_a_mid_turn_position_needs_a_stronghold_action():
+    # every card bought, the market and the decks empty, no stronghold on the board: after a
+    # refill this cannot be (the new card can always take a stronghold), so it is refused
+    from splendor_ai import State
+    empty = [[None] * 4] * 3
+    text = spn2("strongholds", seats=[seat2(cards=range(45)), seat2(cards=range(45, 90))], market=empty)
+    assert State(text).position() == text
+    with pytest.raises(PositionError, match="leaves no stronghold action"):
+        State(text.replace(" 0/0/0/0/0 ", " 0/0/0/0/0/b0 "))

@@ -52,9 +52,13 @@ FORCED = {"orient": (ORIENT_WIN, {"b110/f45"}), "cities": (CITIES_WIN, {"b39/c6"
 
 
 def winning_moves(st: State) -> set[str]:
+    """The legal moves that win for the last seat: whole turns that end the game with it as the
+    winner, and first steps of two-step turns (docs/RULES.md) with a winning second step."""
     out = set()
     for m in st.legal_moves:
         st.push(m)
+        if st.partial_move is not None and winning_moves(st):
+            out.add(str(m))
         if st.is_over() and st.result().winners == (st.players - 1,):
             out.add(str(m))
         st.pop()
@@ -69,9 +73,14 @@ def test_forced_win_positions(module):
     wins = winning_moves(st)
     if expected is not None:
         assert wins == expected
-    else:   # every stronghold placement after the conquest wins; nothing else does
-        assert wins and all(w.split("/")[1:3] == ["x70", "b72"] for w in wins)
-        assert {w.split("/")[0] for w in wins} == {"b43", "b44"}
+    else:   # a two-step turn: b43 or b44, then every stronghold placement after the conquest wins
+        assert wins == {"b43", "b44"}
+        for first in wins:
+            st.push(first)
+            after = winning_moves(st)
+            assert after and all(w.split("/")[:3] == [first, "x70", "b72"] for w in after)
+            assert len(after) < len(st.legal_moves)
+            st.pop()
     assert len(wins) < len(st.legal_moves)
 
 
@@ -79,14 +88,19 @@ def test_forced_win_positions(module):
 @pytest.mark.parametrize("module", MODULES)
 def test_forced_win_is_found(module, spec):
     st = State(FORCED[module][0])
-    wins = winning_moves(st)
     player = make_player(spec, seed=11)
-    decision = player.choose(st.view())
-    assert str(decision.move) in wins
-    if spec != "greedy":
-        assert decision.info.moves[0].value > 0.9
-        if len(wins) == 1:
-            assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
+    while True:   # a two-step turn asks twice: its first step, then the rest
+        wins = winning_moves(st)
+        decision = player.choose(st.view())
+        assert str(decision.move) in wins
+        if spec != "greedy":
+            assert decision.info.moves[0].value > 0.9
+            if len(wins) == 1:
+                assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
+        st.push(decision.move)
+        if st.partial_move is None:
+            break
+    assert st.is_over() and st.result().winners == (1,)
     player.close()
 
 
@@ -223,22 +237,33 @@ def test_module_weights_are_validated():
     assert len(MODULE_WEIGHTS) == 12 and len(DEFAULT_WEIGHTS) == 10
 
 
-@pytest.mark.parametrize("module,move,chance", [("orient", "b110/f45", 5), ("strongholds", "b44/x70", 1),
-                                                 ("strongholds", "b44/x70/b72/t0", 0)])
-def test_module_refills_are_chance_nodes(module, move, chance):
+@pytest.mark.parametrize("module,first,move,chance", [
+    ("orient", None, "b110/f45", 5), ("strongholds", "b44", "b44/x70", 0),
+    ("strongholds", "b44", "b44/x70/b72/t0", 1), ("strongholds", None, "b44", None)])
+def test_module_refills_are_chance_nodes(module, first, move, chance):
     """Orient: the buy draws (1 chance node, 4 outcomes), then in each outcome the free card
-    refills its slot: 1 + 4. Strongholds: the bought card's slot is refilled after the turn's
-    stronghold action and conquest, so the declined conquest draws (1 node); when the conquest
-    is taken, its stronghold action refills two slots of two decks at once, and then the world's
-    deck order stands (no chance node)."""
+    refills its slot: 1 + 4. Strongholds: a purchase's slot is refilled at once, before its
+    stronghold action, so the turn is played in two steps (docs/RULES.md): in its second step
+    (after b44, card 42 refilled the slot) a declined conquest draws nothing, and a conquest draws
+    once, after its own stronghold action. Searched from before the purchase, the first step is
+    a chance node (4 outcomes, the unseen level-2 cards) and each outcome's second step finds
+    the conquest, with its own refill: more chance nodes, and a forced win."""
     from splendor_ai import _expectimax
-    view = State(FORCED[module][0]).view(1)
+    st = State(FORCED[module][0])
+    if first is not None:
+        st.push(first)
+        assert st.market[1][3] == 42
+    view = st.view(1)
     table = view.legal_moves._table
     m = next(m for m in table if str(m) == move)
     search = _expectimax.Search(view._core, [table[m]], dict(algo=0, chance_samples=4, eval_bound=30.0,
                                                            weights=list(DEFAULT_WEIGHTS)), 1, 1)
     search.run(1)
-    assert search.chance_nodes == chance
+    if chance is not None:
+        assert search.chance_nodes == chance
+    else:
+        assert view.is_partial(m) and search.chance_nodes > 1 + 4
+        assert search.results()[0][0][1] > 30.0     # a win in every outcome
 
 
 @pytest.mark.parametrize("module", ["cities", "orient", "posts", "strongholds"])

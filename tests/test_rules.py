@@ -1,4 +1,4 @@
-"""Rule edge cases of /work/shared/RULES.md (base game) on hand-made positions.
+"""Rule edge cases of docs/RULES.md (base game) on hand-made positions.
 
 Each test states the exact set of legal whole-turn moves, written out here by hand from the rules
 (not computed by the engine), and where it matters the exact position after a move. Positions are
@@ -275,8 +275,9 @@ def test_pending_noble_visits_on_a_pass():
                    market=market, nobles=[1, 3, 4]))
     assert legal(st) == {"pass/n1"}
     st.push("pass/n1")
+    # the visit changed the game: not a dead pass, so the count of passes in a row starts again
     assert st.position() == spn(seats=[seat("442000", cards=cards, reserved=[6, 15, 23], nobles=[1]),
-                                       seat("002440")], market=market, nobles=[3, 4], to_move=1, passes=1)
+                                       seat("002440")], market=market, nobles=[3, 4], to_move=1, passes=0)
 
 
 def test_tokens_do_not_count_for_nobles():
@@ -362,6 +363,43 @@ def test_pass_when_nothing_is_legal_and_stalemate():
     assert st.position().split()[6] == "0/0/2/0/2"
     res = st.result()
     assert (res.reason, res.points, res.cards, res.ranks, res.winners) == ("stalemate", (0, 0), (0, 0), (1, 1), ())
+
+
+# seat 0 can only pass, and noble 1 visits on that pass, bringing it to 15 points; seat 1 passed
+# the turn before (issue 22: this ended as a stalemate with no winner)
+FIFTEEN_ON_A_PASS = (
+    "SPN1 2 000005 11,12,27,20/58,63,69,60/74,86,83,85 39.38.37.36.35.34.33.32.31.30.29.28.26.25.24.23.22.17."
+    "15.13.9.8.7.6.5.3.2.1/68.67.66.65.64.62.59.57.56.55.54.53.51.50.46.45.42.40/89.88.87.82.81.80.79.78.77.76."
+    "75.73.72.71 1,2 0/0/10/0/1 442000:4,10,14,16,18,19,41,43,44,47,48,52:0,49,70:0 002440:-:84,21,61:-")
+
+
+def test_a_noble_visit_on_a_pass_is_not_a_dead_pass_and_the_round_is_played_out():
+    st = State(FIFTEEN_ON_A_PASS)
+    assert legal(st) == {"pass/n1"}
+    st.push("pass/n1")
+    assert not st.is_over() and st.final_round and st.seats[0].points == 15
+    assert st.position().split()[6] == "1/0/11/1/0"
+    assert legal(st) == {"pass"}
+    st.push("pass")
+    res = st.result()
+    assert (res.reason, res.points, res.winners) == ("points", (15, 0), (0,))
+
+
+def test_a_stalemate_never_cuts_short_a_final_round():
+    # seat 0 triggered the end earlier (16 points); now seat 1 and seat 2 can only pass, and a
+    # third pass in a row would be a stalemate, but the round ends first at seat 0
+    text = State(FIFTEEN_ON_A_PASS).position()
+    st = State(text.replace(" 0/0/10/0/1 ", " 1/0/11/1/0 ").replace(":0,49,70:0 ", ":0,49,70:0,1 ")
+               .replace(" 1,2 ", " 2 "))
+    st.push("pass")
+    assert st.is_over() and st.result().reason == "points" and st.result().winners == (0,)
+    # a position with the end triggered and every player having passed is the final round's,
+    # not a stalemate
+    st = State(text.replace(" 0/0/10/0/1 ", " 1/0/11/1/2 ").replace(":0,49,70:0 ", ":0,49,70:0,1 ")
+               .replace(" 1,2 ", " 2 "))
+    assert not st.is_over() and legal(st) == {"pass"}
+    st.push("pass")
+    assert st.result().reason == "points"
 
 
 def test_a_move_resets_the_pass_count():

@@ -213,7 +213,24 @@ def test_pass_only_when_nothing_else_and_noble_on_pass():
     model = Model.from_position(text.replace(" 0,1,3 ", " 1,3,5 "))
     assert model.legal_moves() == {"pass/n5"}
     model.apply("pass/n5")
-    assert model.passes == 1 and model.seats[0].nobles == [5]
+    assert model.passes == 0 and model.seats[0].nobles == [5]   # a visit: not a dead pass
+
+
+def test_fifteen_points_on_a_pass_are_played_out_not_a_stalemate():
+    # issue 22's position: seat 0 reaches 15 by a noble visiting on its pass; seat 1 passed before
+    model = Model.from_position(
+        "SPN1 2 000005 11,12,27,20/58,63,69,60/74,86,83,85 39.38.37.36.35.34.33.32.31.30.29.28.26.25.24.23.22."
+        "17.15.13.9.8.7.6.5.3.2.1/68.67.66.65.64.62.59.57.56.55.54.53.51.50.46.45.42.40/89.88.87.82.81.80.79.78."
+        "77.76.75.73.72.71 1,2 0/0/10/0/1 442000:4,10,14,16,18,19,41,43,44,47,48,52:0,49,70:0 002440:-:84,21,61:-")
+    assert model.legal_moves() == {"pass/n1"}
+    model.apply("pass/n1")
+    assert not model.is_over() and (model.final, model.passes) == (1, 0)
+    model.apply("pass")
+    result = model.result()
+    assert (result["reason"], result["winners"]) == ("points", [0])
+    model.passes = 2         # passes in a row do not end a game whose end is triggered
+    model.to_move = 1
+    assert not model.is_over()
 
 
 def test_result_ranks_and_reasons():

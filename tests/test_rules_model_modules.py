@@ -712,20 +712,21 @@ def test_posts_push_over_fifteen_ends_the_game():
 
 def test_stronghold_action_options_after_a_purchase():
     # Seat 0: 1 stronghold on card 1, 2 in hand. Seat 1: 1 on card 41. Seat 0 buys 0
-    # (3 white 1 blue 1 black); the stronghold action comes before the slot is refilled, so the
-    # card that will replace it (card 4, unseen yet) is no target.
+    # (3 white 1 blue 1 black); its slot is refilled at once (card 4, the deck's top), before
+    # the stronghold action, which may use the new card: a two-step turn, b0 then the rest.
     text = spn2("strongholds", BASE_MARKET, [seat("310010", extra="2"), seat(extra="2")],
                 board="1=0x1,41=1x1")
     model = parse(text)
-    open_cards = [1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
+    open_cards = [4, 1, 2, 3, 40, 42, 43, 70, 71, 72, 73]
     expected = {"b0/t%d" % c for c in open_cards}
     expected |= {"b0/m1:%d" % c for c in open_cards if c != 1}
     expected |= {"b0/x41"}
     assert starting(model.legal_moves(), "b0") == expected
+    assert all(model.two_step_first(m) == "b0" for m in expected)
+    assert starting(model.legal_steps(), "b0") == {"b0"}
     assert "r41" not in model.legal_moves()                  # seat 1's card
-    model.apply("b0/x41")
-    assert model.strongholds == {1: [0, 1]} and model.seats[1].sh_hand == 3
-    assert model.market[0][0] == 4                            # refilled after the action
+    model.apply("b0/m1:4")
+    assert model.strongholds == {4: [0, 1], 41: [1, 1]} and model.market[0][0] == 4
     check_invariants(model)
 
 
@@ -751,7 +752,7 @@ def test_owner_buys_own_stronghold_card():
                 board="1=0x2")
     model = parse(text)
     moves = starting(model.legal_moves(), "b1")
-    assert "b1/t2" in moves and "b1/t4" not in moves and not any(m.startswith("b1/m") for m in moves)
+    assert "b1/t2" in moves and "b1/t4" in moves and not any(m.startswith("b1/m") for m in moves)
     model.apply("b1/t2")
     assert model.strongholds == {2: [0, 1]} and model.seats[0].sh_hand == 2
 
@@ -790,9 +791,10 @@ def test_conquest_after_the_third_stronghold_lands():
     moves = model.legal_moves()
     assert "b1/t2" in moves and "b1/t2/b2/t0" in moves
     assert not any(m.startswith("b1/t0/b2") for m in moves)
-    # both emptied slots are refilled after the conquest's stronghold action, card 1's first:
-    # no decision names a card the turn draws
-    assert not any("t4" in m.split("/") for m in moves)
+    # card 1's slot is refilled at once (card 4: a target of both stronghold actions); card 2's
+    # only after the conquest's stronghold action (card 5 is no target)
+    assert "b1/t4" in moves and "b1/t2/b2/t4" in moves
+    assert not any("t5" in m.split("/") for m in moves)
     first, second = model.decks[0][:2]
     model.apply("b1/t2/b2/t0")
     assert model.seats[0].cards == [1, 2, 8] and model.strongholds == {0: [0, 1]}

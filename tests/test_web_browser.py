@@ -519,9 +519,12 @@ def test_a_module_game_from_the_new_game_form(page, server):
 
 
 def module_game(page, base, manager, module: str):
-    """Upload a game of `module` where the human (seat 0) has the module's decision to make."""
+    """Upload a game of `module` where the human (seat 0) has the module's decision to make (with
+    the Strongholds, at the start of the two-step turn whose second step has it: docs/RULES.md)."""
     from module_positions import decision_position
     st, hits = decision_position(module)
+    if st.partial_move is not None:
+        st.pop()
     gid = upload(page, base, GameRecord.from_state(st, seed=1, players=["human", "random"]))
     g = check_page_against_engine(page, base, manager, gid)
     assert g["yourTurn"] and g["module"] == module
@@ -536,9 +539,10 @@ def click_card(page, g, card: int) -> None:
 
 
 def test_strongholds_placement_by_clicking(page, server):
-    """Buy a card, then click the card to put a stronghold on: the page offers the stronghold action
-    (place / move / remove), the click on a highlighted market card decides it, and the board then
-    shows the stronghold on that card and one fewer in hand."""
+    """Buy a card, then click the card to put a stronghold on: the purchase is played first (its
+    slot is refilled, a two-step turn: docs/RULES.md), then the page offers the stronghold action
+    (place / move / remove) with the new card among the targets, the click on a highlighted market
+    card decides it, and the board then shows the stronghold on that card and one fewer in hand."""
     base, manager = server
     gid, g, st, hits = module_game(page, base, manager, "strongholds")
     move = hits[-1]
@@ -547,14 +551,16 @@ def test_strongholds_placement_by_clicking(page, server):
     click_card(page, g, int(action[1:]))
     page.click("#act-buy")
     page.wait_for_selector("[data-testid=decision]")
+    assert api_game(page, gid)["partialMove"] == action
     offered = page.eval_on_selector_all("[data-testid=decision]", "els => els.map(e => e.dataset.token)")
     assert sorted(offered) == sorted(str(m).split("/")[1] for m in hits if str(m).startswith(action + "/"))
     choosable = page.eval_on_selector_all("[data-testid=market-card].choosable", "els => els.map(e => Number(e.dataset.card))")
     assert int(target[1:]) in choosable
     page.click(f"[data-testid=market-card][data-card='{target[1:]}']")
-    wait_for_turn(page, g["version"])
+    wait_for_turn(page, g["version"] + 1)
     after = api_game(page, gid)
-    played = after["log"][len(g["log"])]
+    first, played = after["log"][len(g["log"]):len(g["log"]) + 2]   # the two steps
+    assert first["move"] == action and after["partialMove"] is None
     assert played["move"] == str(move) and "places a stronghold on card" in played["description"]
     check_page_against_engine(page, base, manager, gid)
     state = true_state(page, manager, gid)

@@ -62,7 +62,7 @@ cdef enum:
     PH_GEM = 10       # Trading posts: the extra gem (todo_arg: a colour excluded, or -1)
     PH_CITY = 11      # Cities: several cities met: choose one
     TASK_GAIN = 20    # automatic step: gain card todo_arg (a sacrifice card, once its price is paid)
-    TASK_REFILL = 21  # automatic step: refill market slot todo_arg (after a conquest)
+    TASK_REFILL = 21  # automatic step: refill market slot todo_arg (a conquest's, after its stronghold action)
 
     # action ids (fixed layout; Cities of Splendor decisions go above A_BASE_END)
     A_TAKE3 = 0       # 10 combinations of 3 colours, lexicographic
@@ -159,6 +159,10 @@ ctypedef struct State:
     int8_t sh[NLEV][NSLOT]    # Strongholds: owner * 4 + count (1-3) on that market card; 0 when none
     int8_t conquered          # Strongholds: the conquest was used this turn
     uint64_t discard[2]       # Orient: cards out of the game (sacrificed, spent gold cards)
+    int8_t step               # Strongholds: 1 + the card the mover bought from the market this turn
+                              # when its slot was refilled from the deck: the rest of the turn is
+                              # its second step, chosen with the new card face up (docs/RULES.md,
+                              # "Two-step turns"); 0 otherwise (always 0 at a turn boundary)
 
 # determinize in two steps (deal_prepare, deal_apply), for searches that sample many worlds
 # from one view

@@ -2,7 +2,8 @@
 """The compiled Splendor engine: move generation, apply, determinization and playouts on a C struct.
 
 Everything here that search calls is nogil C; the `Core` class is the thin Python handle that
-splendor_ai.state builds its public API on. Rules follow ../shared/RULES.md (base game).
+splendor_ai.state builds its public API on. The rules are docs/RULES.md (the base game and the four
+Cities of Splendor modules); docs/MODULES.md gives their encoding as actions.
 """
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -585,6 +586,7 @@ cdef void buy(State* s, Player* p, int card) noexcept nogil:
 
 
 cdef inline void give_noble(State* s, Player* p, int noble) noexcept nogil:
+    s.passes = 0    # a pass on which a noble visits changes the game: it is not a dead pass
     s.nobles &= ~(<uint16_t>1 << noble)
     p.held &= ~(<uint16_t>1 << noble)
     p.nobles |= <uint16_t>1 << noble
@@ -599,12 +601,13 @@ cdef inline bint post_met(const Player* p, int post) noexcept nogil:
     return T.post_nobles[post] == 0 or p.nobles != 0
 
 
-cdef void claim_posts(Player* p) noexcept nogil:
+cdef void claim_posts(State* s, Player* p) noexcept nogil:
     """Trading posts: every power met is claimed (automatic); points of powers 3 and 4."""
     cdef int i
     for i in range(NPOSTS):
         if not (p.posts >> i) & 1 and post_met(p, i):
             p.posts |= 1 << i
+            s.passes = 0    # not a dead pass (as give_noble)
             if i == POST_FIVE:
                 p.points += 5
             if i == POST_PER_ARMS:
@@ -647,6 +650,7 @@ cdef inline void claim_city(State* s, Player* p, int city) noexcept nogil:
         k += 1
     p.cities |= <uint16_t>1 << city
     s.final = 1     # the first city claimed starts the last round
+    s.passes = 0    # not a dead pass (as give_noble)
 
 
 cdef void finish_turn(State* s) noexcept nogil:
@@ -655,13 +659,16 @@ cdef void finish_turn(State* s) noexcept nogil:
     s.phase = PH_MAIN
     s.ret_min = 0      # equal positions must be equal bytes (Core.key), however returns went
     s.conquered = 0
+    s.step = 0
     s.turn += 1
     s.to_move += 1
     if s.to_move == s.nplayers:
         s.to_move = 0
     if s.final and s.to_move == s.first:
         s.over = END_POINTS
-    elif s.passes >= s.nplayers:
+    elif s.passes >= s.nplayers and not s.final:
+        # every player in a row passed without changing anything (docs/RULES.md, "Stalemate");
+        # once the end is triggered the round is played out instead
         s.over = END_STALEMATE
     elif s.turn >= <int>s.cap * s.nplayers:
         s.over = END_CAP
@@ -672,7 +679,7 @@ cdef void after_noble(State* s) noexcept nogil:
     cdef Player* p = &s.p[s.to_move]
     cdef int i, city, met = 0, last = -1
     if s.modules & MOD_POSTS:
-        claim_posts(p)
+        claim_posts(s, p)
     elif s.modules & MOD_CITIES:
         for i in range(NCITY_UP):
             city = s.cities[i] - 1
@@ -732,10 +739,7 @@ cdef void continue_turn(State* s) noexcept nogil:
             pay(s, p, arg)
             gain(s, p, arg)
             continue
-        if t == TASK_REFILL:
-            if (s.modules & MOD_STRONGHOLDS) and not s.conquered and conquest_slot(s) >= 0:
-                s.phase = PH_CONQUER    # only refills are left: the conquest comes before them
-                return
+        if t == TASK_REFILL:    # the conquered card's slot, once its stronghold action is over
             pop(s)
             s.market[arg // NSLOT][arg % NSLOT] = draw(s, slot_deck(arg // NSLOT, arg % NSLOT))
             continue
@@ -851,14 +855,9 @@ cdef void apply_decision(State* s, int a) noexcept nogil:
             card = s.market[lv][sl]
             sh_release(s, lv, sl)
             s.market[lv][sl] = -1
-            # refilled after this purchase's stronghold action and after the slot the main
-            # purchase emptied (if any, still pending): slots refill in the order they emptied
-            for lv in range(s.ntodo, 0, -1):
-                s.todo[lv] = s.todo[lv - 1]
-                s.todo_arg[lv] = s.todo_arg[lv - 1]
-            s.todo[0] = TASK_REFILL
-            s.todo_arg[0] = i
-            s.ntodo += 1
+            # RULES.md: the conquest's stronghold action comes before its slot is refilled (the
+            # stack is empty here: the conquest is offered once every other follow-up is done)
+            push(s, TASK_REFILL, i)
             buy(s, p, card)
         continue_turn(s)
         return
@@ -1045,15 +1044,11 @@ cdef void apply_action(State* s, int a) noexcept nogil:
         lv = (a - A_BUY_SLOT) // NSLOT
         sl = (a - A_BUY_SLOT) % NSLOT
         card = s.market[lv][sl]
-        if s.modules & MOD_STRONGHOLDS:
-            # the slot stays empty until the turn's stronghold actions and conquest are over
-            # (RULES.md orders the conquest's so), so no decision of a turn names a card the
-            # turn draws; TASK_REFILL waits at the bottom of the stack
-            sh_release(s, lv, sl)
-            s.market[lv][sl] = -1
-            push(s, TASK_REFILL, lv * NSLOT + sl)
-        else:
-            take_from_market(s, lv, sl)
+        if (s.modules & MOD_STRONGHOLDS) and s.deck_len[slot_deck(lv, sl)] > 0:
+            # the slot is refilled at once, before the purchase's stronghold action, which may
+            # use the new card: the turn goes on as its second step (docs/RULES.md)
+            s.step = card + 1
+        take_from_market(s, lv, sl)
         buy(s, p, card)
     else:
         card = take_reserved(p, a - A_BUY_HAND)
@@ -1376,6 +1371,11 @@ cdef class Core:
     def nslots(self): return self.s.nslots
     @property
     def ndecks(self): return self.s.ndecks
+    @property
+    def step(self):
+        """Strongholds: the card bought from the market in this turn's first step (its slot was
+        refilled from the deck; the rest of the turn is the second step), or -1."""
+        return self.s.step - 1
 
     def ranks(self):
         """Each seat's rank by the winner rule of the game's module (1 = best, ties share)."""
@@ -1426,6 +1426,7 @@ cdef class Core:
                             for i in range(NLEV)],
             "todo": [[s.todo[j], s.todo_arg[j]] for j in range(s.ntodo)],
             "conquered": s.conquered,
+            "step": s.step - 1 if s.step else None,
         }
 
     @staticmethod
@@ -1511,6 +1512,12 @@ cdef class Core:
             s.todo_arg[j] = arg
         s.ntodo = len(d.get("todo", ()))
         s.conquered = d.get("conquered", 0)
+        s.step = 0 if d.get("step") is None else d["step"] + 1
+        if s.step and s.phase == PH_MAIN and s.ntodo == 0:
+            # a position between the two steps of a two-step turn (docs/NOTATION.md): the second
+            # step starts with the purchase's stronghold action
+            s.phase = PH_SH
+            push(&c.s, PH_SH, 0)
         return c
 
     def __reduce__(self):

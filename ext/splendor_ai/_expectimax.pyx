@@ -18,10 +18,11 @@ The search (splendor_ai/players/expectimax.py documents the player around it):
   swapping the card onto the deck top (from the deck, or out of an opponent's blind reserve, which
   takes the old top card instead) in a copy of the state, then applying the action.
   With a Cities of Splendor module, a turn goes on after a draw (its decisions may use the new
-  card), so the depth after each outcome is counted from that outcome; an Orient free card (its
-  slot is refilled at once) and the action that resolves a Strongholds purchase's deferred refill
-  (after its stronghold action) are chance nodes too (the Orient decks and slots 5-6 work like the
-  regular ones).
+  card: a Strongholds purchase's stronghold action may go onto the card that refilled its slot,
+  docs/RULES.md "Two-step turns"), so the depth after each outcome is counted from that outcome;
+  an Orient free card (its slot is refilled at once) and the action that resolves a conquest's
+  refill (after the conquest's stronghold action) are chance nodes too (the Orient decks and
+  slots 5-6 work like the regular ones).
   The sampling rng of a chance node is seeded from a hash of (seed, world, the state, the action),
   so the sampled tree is a function of the state: it does not depend on the search order or the
   path (alpha-beta windows, iterative deepening, transpositions and pruning never change a
@@ -68,7 +69,7 @@ from splendor_ai._engine cimport (
     A_BUY_HAND, A_BUY_SLOT, A_RES_DECK, A_RES_SLOT, DECKCAP, END_POINTS, MAXLEGAL, MAXP, NLEV,
     NREG, NSLOT, PH_MAIN, PH_RETURN, Core, Rng, State, Tables, action_key, apply_action, determinize,
     get_tables, legal_actions, rng_below, rng_next, rng_seed)
-from splendor_ai._engine cimport A_BASE_END, A_CONQUER, A_FREE, A_SACRIFICE, MOD_STRONGHOLDS, NDECK, TASK_REFILL
+from splendor_ai._engine cimport A_BASE_END, A_CONQUER, A_FREE, A_SACRIFICE, NDECK, TASK_REFILL
 from splendor_ai._policy cimport Weights, eval_state, fill_weights, score_actions, terminal_values
 
 cdef const Tables* T = get_tables()
@@ -164,8 +165,6 @@ cdef inline int draw_deck(const State* s, int a) noexcept nogil:
         i = a - A_RES_DECK
         return i if s.deck_len[i] > 0 else -1
     elif a >= A_BUY_SLOT and a < A_BUY_HAND:
-        if s.modules & MOD_STRONGHOLDS:
-            return -1   # refilled after the purchase's stronghold action (module_draw_deck)
         i = a - A_BUY_SLOT
     else:
         return -1
@@ -177,14 +176,12 @@ cdef inline int draw_deck(const State* s, int a) noexcept nogil:
 
 cdef int module_draw_deck(const State* s, int a) noexcept nogil:
     """Cities of Splendor decisions that draw a card: an Orient free card refills its slot at once;
-    a Strongholds purchase's slot (the conquest's too) is refilled after that purchase's stronghold
-    action, so whichever action
+    a conquest's slot is refilled after the conquest's stronghold action, so whichever action
     resolves a pending TASK_REFILL draws (found by applying it to a copy). Returns the deck, or
     -1 (also when one action would draw twice: then the world's deck order stands)."""
     cdef int i, lv, sl, d, found = -1
-    # a Strongholds purchase from the market, or a conquest, may refill within the action itself
-    # (when its stronghold action has no option)
-    cdef bint refill = a == A_CONQUER or (a >= A_BUY_SLOT and a < A_BUY_HAND)
+    # a conquest may refill within the action itself (when its stronghold action has no option)
+    cdef bint refill = a == A_CONQUER
     cdef State c
     if a >= A_FREE and a < A_SACRIFICE:
         i = a - A_FREE
@@ -570,7 +567,7 @@ cdef class Search:
         cdef float lb[MAXCHANCE]
         cdef int d = draw_deck(s, a), n = 0, i, j, cd
         cdef float v, lo, hi, total = 0, sum_ub, sum_lb, U = self.bound, L = -self.bound
-        if d < 0 and s.modules and (a >= A_BASE_END or (a >= A_BUY_SLOT and a < A_BUY_HAND)):
+        if d < 0 and s.modules and a >= A_BASE_END:
             d = module_draw_deck(s, a)
         if d >= 0:
             n = self.outcomes(s, d, h, outs)
@@ -716,7 +713,7 @@ cdef class Search:
         cdef int8_t outs[MAXCHANCE]
         cdef float v[MAXP]
         cdef int d = draw_deck(s, a), n = 0, i, j, q
-        if d < 0 and s.modules and (a >= A_BASE_END or (a >= A_BUY_SLOT and a < A_BUY_HAND)):
+        if d < 0 and s.modules and a >= A_BASE_END:
             d = module_draw_deck(s, a)
         if d >= 0:
             n = self.outcomes(s, d, h, outs)

@@ -118,9 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game in the terminal against the AI",
-                          description="Play a game against one to three AI opponents. On your turn type a move "
-                          "in notation (e.g. +wbg, b45, rL2, b108/jr/f12; see docs/NOTATION.md) or its number in the "
-                          "list, or a command: hint, undo, moves, board, save FILE, load FILE, help, quit.")
+                          description="Play a game against one to three AI opponents. On your turn type the "
+                          "number of an action in the list or the action in notation (e.g. +wbg, b45, rL2; see "
+                          "docs/NOTATION.md): the game then asks each decision that follows it (tokens to return, a "
+                          "noble, a module's decisions); a whole turn in notation (b108/jr/f12) works too. Commands: "
+                          "hint, undo, moves, board, save FILE, save! FILE, load FILE, help, quit. The game is saved "
+                          "when you leave (docs/CLI.md).")
     play.add_argument("--players", type=_seat_count, default=2, help="number of players, 2-4 (default 2)")
     play.add_argument("--module", choices=MODULE_CHOICES, help="play a Cities of Splendor module with the base "
                       "game: cities, orient, posts (the Trading Posts) or strongholds (docs/MODULES.md)")
@@ -140,8 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--first-player", type=_nonneg_int, default=0, metavar="S", help="the seat that moves first")
     play.add_argument("--load", metavar="FILE", help="continue the game saved in FILE (a game record, or a file "
                       "holding a position string)")
-    play.add_argument("--position", metavar="SPN", help="start from this position (an SPN1 or SPN2 string with no "
-                      "hidden card; its players and module are the game's)")
+    play.add_argument("--position", metavar="SPN", help="start from this position (an SPN1 or SPN2 string; its "
+                      "players and module are the game's). A public position, with hidden cards ('?', as analyse "
+                      "prints it), is played from your seat's side: its hidden cards are dealt from the seed")
     play.set_defaults(func=cmd_play)
 
     for name, helptext in (("analyse", "rank the moves of a position with the search"),

@@ -8,6 +8,7 @@ each seat's powers, the strongholds on market cards and in each hand.
 """
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
@@ -130,8 +131,62 @@ def noble_text(noble: int) -> Text:
     return t
 
 
-def board(view, names: list[str] | None = None, highlight: str | None = None) -> Group:
-    """The whole board as `view.seat` sees it. `names` labels the seats (default "Player N")."""
+#: the width the board is drawn for: every line of it fits (tests/test_cli_layout.py)
+BOARD_WIDTH = 80
+#: the mark of a card the seat to move can buy now
+CAN_BUY = "✓"
+
+
+def market_cell(card: int, can_buy: bool = False, stronghold: tuple[int, int] | None = None,
+                names: list[str] | None = None) -> Text:
+    """A market card in short lines (no word longer than 10 characters, so that six cards and the
+    deck column fit the board's width): id (O for the Orient, ✓ when the seat to move can buy
+    it), bonus and points, cost, ability, the strongholds on it."""
+    c = CARDS[card]
+    t = Text()
+    t.append(f"#{card}", style="bold")
+    if c.orient:
+        t.append(" O", style="bold cyan")
+    if can_buy:
+        t.append(f" {CAN_BUY}", style="bold green")
+    t.append("\n")
+    t.append_text(bonus_text(card))
+    if c.points:
+        t.append(f" {c.points}pt", style="bold magenta")
+    t.append("\n")
+    if c.sacrifice is not None:
+        t.append("sacrifice 2 ", style="italic")
+        t.append(COLOURS[c.sacrifice], style=STYLES[c.sacrifice])
+    else:
+        t.append_text(cost_text(c.cost))
+    extra = [ABILITY_LABELS[a] for a in c.abilities if a in ABILITY_LABELS and a != "sacrifice"]
+    if extra:
+        t.append("\n" + ", ".join(extra), style="cyan")
+    if stronghold is not None:
+        owner, count = stronghold
+        who = names[owner] if names else player_name(owner)
+        t.append(f"\nstronghold{'s' if count > 1 else ''}:\n{who} x{count}", style="bold yellow")
+    return t
+
+
+def buying_power(seat) -> Text:
+    """What a seat can pay with: bonuses + tokens per colour, then its gold (tokens, and the
+    Orient gold cards, each worth 2)."""
+    power = [b + t for b, t in zip(seat.bonuses, seat.tokens[:5])]
+    t = tokens_text(power)
+    gold = seat.tokens[5]
+    t.append(f" + {gold} gold", style=STYLES[5] if gold else "dim")
+    cards = len(seat.gold_cards)
+    if cards:
+        t.append(f" + {cards} gold card{'s' if cards > 1 else ''} (2 each)", style=STYLES[5])
+    return t
+
+
+def board(view, names: list[str] | None = None, highlight: str | None = None,
+          can_buy: frozenset[int] | set[int] = frozenset()) -> Group:
+    """The whole board as `view.seat` sees it (a State shows every card: an open game), in at
+    most BOARD_WIDTH columns. `names` labels the seats (default "Player N"); `can_buy` holds the
+    cards the seat to move can buy now (marked ✓ in the market and in its hand)."""
     names = names or [player_name(i) for i in range(view.players)]
     seats = view.seats
     head = Text()
@@ -155,14 +210,15 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
     orient = module == "orient"
     strongholds = view.strongholds if module == "strongholds" else {}
     market = Table(title="Market" + (" (slots 5-6: the Orient)" if orient else ""), title_justify="left",
-                   show_header=False, show_lines=True, expand=False, pad_edge=True)
-    market.add_column("deck", no_wrap=True)
+                   show_header=False, show_lines=True, box=box.HORIZONTALS, show_edge=False, pad_edge=False,
+                   padding=(0, 1), collapse_padding=True)
+    market.add_column("deck")
     nslots = len(view.market[0])
     for _ in range(nslots):
-        market.add_column(no_wrap=True)
+        market.add_column(ratio=1)
     decks = view.deck_sizes
     for level in (3, 2, 1):
-        deck_head = Text(f"Level {level}\n{decks[level - 1]} in deck", style="bold")
+        deck_head = Text(f"Level {level}\n{decks[level - 1]} left", style="bold")
         if orient:
             deck_head.append(f"\nOrient: {decks[level + 2]}", style="bold cyan")
         row = [deck_head]
@@ -170,11 +226,7 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
             if card is None:
                 row.append(Text("(empty)", style="dim"))
                 continue
-            cell = card_text(card)
-            if card in strongholds:
-                owner, count = strongholds[card]
-                cell.append(f"\nstronghold{'s' if count > 1 else ''}: {names[owner]} x{count}", style="bold yellow")
-            row.append(cell)
+            row.append(market_cell(card, card in can_buy, strongholds.get(card), names))
         market.add_row(*row)
 
     modparts = []
@@ -192,9 +244,10 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
             cities.append_text(Text(", ").join(Text.assemble(city_text(c), f" by {names[i]}") for c, i in claimed))
         modparts.append(cities)
     if module == "posts":
-        posts = Table(title="Trading posts", title_justify="left", show_header=False, show_edge=False, pad_edge=False)
-        posts.add_column(no_wrap=True)
-        posts.add_column(no_wrap=True)
+        posts = Table(title="Trading posts", title_justify="left", show_header=False, show_edge=False, pad_edge=False,
+                      box=None, padding=(0, 1))
+        posts.add_column(ratio=3)
+        posts.add_column(ratio=1)
         for p in range(len(POSTS)):
             held = [names[i] for i, s in enumerate(seats) if p in s.posts]
             posts.add_row(post_text(p), Text("held by " + ", ".join(held), style="bold") if held
@@ -208,61 +261,64 @@ def board(view, names: list[str] | None = None, highlight: str | None = None) ->
     bank = Text("Bank: ", style="bold")
     bank.append_text(tokens_text(view.bank))
 
-    players = Table(title="Players", title_justify="left", show_lines=True)
-    players.add_column("", no_wrap=True)
-    players.add_column("player", no_wrap=True)
-    players.add_column("tokens / bonuses", no_wrap=True)
-    players.add_column("reserved")
-    players.add_column("nobles")
-    if module:
-        players.add_column({"cities": "cities", "orient": "held nobles", "posts": "trading posts",
-                            "strongholds": "strongholds"}[module])
+    players = [Text("Players", style="bold")]
     for i, s in enumerate(seats):
-        marker = "▶" if i == view.to_move and not view.is_over() else ""
-        reserved = Text()
-        for j, card in enumerate(s.reserved):
-            if j:
-                reserved.append("\n")
-            if card is None:
-                reserved.append(f"level-{s.reserved_levels[j]} card (hidden)", style="italic dim")
-            else:
-                reserved.append_text(card_text(card, compact=True))
-                if s.reserved_blind[j]:
-                    reserved.append(" blind", style="dim")
-        if not s.reserved:
-            reserved.append("-", style="dim")
-        nob = Text(" ".join(f"n{n}" for n in s.nobles) or "-", style="bold" if s.nobles else "dim")
-        holdings = Text("tokens  ", style="dim")
-        holdings.append_text(tokens_text(s.tokens))
-        holdings.append(f" ={sum(s.tokens)}", style="dim")
-        holdings.append("\nbonuses ", style="dim")
-        holdings.append_text(tokens_text(s.bonuses))
-        who = Text(names[i], style="bold" if i == view.to_move else "")
-        who.append(f"\n{s.points} point{'s' if s.points != 1 else ''}", style="bold magenta")
-        row = [marker, who, holdings, reserved, nob]
-        if module:
-            row.append(_seat_module_text(module, s))
-        if orient:
-            jokers = dict(s.jokers)
-            specials = [c for c in s.cards if CARDS[c].orient]
-            if specials:
-                holdings.append("\nOrient  ", style="dim")
-                holdings.append_text(Text("\n        ").join(card_text(c, compact=True, joker=jokers.get(c)) for c in specials))
-        players.add_row(*row)
-    parts = [head] + ([nobles] if module != "cities" else []) + modparts + [market, bank, players]
+        players.append(_seat_block(view, i, s, names, can_buy if i == view.to_move else frozenset(), module))
+    legend = Text(f"{CAN_BUY} you can buy it now", style="green") if can_buy else None
+    parts = [head] + ([nobles] if module != "cities" else []) + modparts + [market, bank] + players
+    if legend is not None:
+        parts.append(legend)
     if highlight:
         parts.append(Text(highlight, style="bold cyan"))
     return Group(*parts)
 
 
-def _seat_module_text(module: str, s) -> Text:
-    if module == "cities":
-        return Text(" ".join(f"c{c}" for c in s.cities) or "-", style="bold green" if s.cities else "dim")
+def _seat_block(view, i: int, s, names: list[str], can_buy, module: str | None) -> Group:
+    """One seat: a head line (name, points, nobles) and labelled rows (tokens, bonuses, buying
+    power, reserved cards, the module's holdings), the values wrapping under their column."""
+    to_move = i == view.to_move and not view.is_over()
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style="dim", min_width=15)
+    grid.add_column()
+    head = Text("▶ " if to_move else "  ")
+    head.append(names[i], style="bold" if to_move else "")
+    head.append(f" · {s.points} point{'s' if s.points != 1 else ''}", style="bold magenta")
+    if s.nobles:
+        head.append(" · nobles " + " ".join(f"n{n}" for n in s.nobles), style="bold")
+    held = tokens_text(s.tokens)
+    held.append(f" ={sum(s.tokens)}", style="dim")
+    grid.add_row("  tokens", held)
+    grid.add_row("  bonuses", tokens_text(s.bonuses))
+    grid.add_row("  buying power", buying_power(s))
+    reserved = Text()
+    for j, card in enumerate(s.reserved):
+        if j:
+            reserved.append(", ")
+        if card is None:
+            reserved.append(f"level-{s.reserved_levels[j]} card (hidden)", style="italic dim")
+        else:
+            reserved.append_text(card_text(card, compact=True))
+            if card in can_buy:
+                reserved.append(f" {CAN_BUY}", style="bold green")
+            if s.reserved_blind[j]:
+                reserved.append(" blind", style="dim")
+    if s.reserved:
+        grid.add_row("  reserved", reserved)
     if module == "orient":
-        return Text(" ".join(f"n{n}" for n in s.held_nobles) or "-", style="bold" if s.held_nobles else "dim")
-    if module == "posts":
-        return Text(" ".join(f"p{p}" for p in s.posts) or "-", style="bold cyan" if s.posts else "dim")
-    return Text(f"{s.strongholds} in hand", style="bold yellow" if s.strongholds else "dim")
+        jokers = dict(s.jokers)
+        specials = [c for c in s.cards if CARDS[c].orient]
+        if specials:
+            grid.add_row("  Orient cards", Text(", ").join(card_text(c, compact=True, joker=jokers.get(c))
+                                                           for c in specials))
+        if s.held_nobles:
+            grid.add_row("  held nobles", Text(" ".join(f"n{n}" for n in s.held_nobles), style="bold"))
+    elif module == "cities" and s.cities:
+        grid.add_row("  cities", Text(" ".join(f"c{c}" for c in s.cities), style="bold green"))
+    elif module == "posts" and s.posts:
+        grid.add_row("  trading posts", Text(" ".join(f"p{p}" for p in s.posts), style="bold cyan"))
+    elif module == "strongholds":
+        grid.add_row("  strongholds", Text(f"{s.strongholds} in hand", style="bold yellow" if s.strongholds else "dim"))
+    return Group(head, grid)
 
 
 def move_list(moves: list[str], numbered_from: int = 1) -> Table:

@@ -25,7 +25,7 @@ from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
 from .bounds import check
 from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS, check_weights
-from .keys import line_to_moves
+from .keys import is_decision, line_to_moves
 from .mcts import derive_seed
 
 ALGOS = {"paranoid": 0, "maxn": 1}
@@ -96,7 +96,10 @@ class ExpectimaxPlayer(Player):
         rows.sort(key=lambda r: (-r[0], r[1], r[2]))
         infos, scores = [], []
         for score, _, _, move, vals, nodes, pv in rows:
-            line = [str(move)] + line_to_moves(pv[len(table[move]):])
+            rest = list(pv[len(table[move]):])
+            while rest and is_decision(rest[0]):
+                rest.pop(0)   # the second step of a two-step turn, in one sampled world
+            line = [str(move)] + line_to_moves(rest)
             infos.append(MoveInfo(move, nodes, self._chance(score), 0.0, tuple(line),
                                   self._seat_values(vals, seat)))
             scores.append(round(score, 4))

@@ -6,12 +6,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import _mcts, _policy
-from ..move import Move
+from ..move import BUY, Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
 from .bounds import check, default_max_nodes
 from .evaluation import DEFAULT_SCALE, check_weights, value_module_weights, value_weights
-from .keys import is_decision, line_to_moves, move_keys
+from .keys import is_decision, line_to_moves, main_key, move_keys
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
 
@@ -86,6 +86,7 @@ class MCTSPlayer(Player):
         self._tree = None
         self._since: list[int] = []   # keys of the moves played since the tree's root
         self._pending_noble: list[int | None] = []
+        self._root_step: list[int] = []   # keys of the first step played before the tree's root
 
     def close(self) -> None:
         if self._pool:
@@ -101,12 +102,20 @@ class MCTSPlayer(Player):
         if not (self.reuse and self._tree is not None):
             return None
         # the noble of a move is a tree key only where it was a choice; try it, then without
+        since = list(self._since)
+        if self._root_step and since and since[0][0][:len(self._root_step)] == self._root_step:
+            # the root was the middle of a two-step turn: its whole turn starts with that step
+            since[0] = (since[0][0][len(self._root_step):], since[0][1])
         path = [[]]
-        for keys, noble in self._since:
+        for keys, noble in since:
             path = [p + keys + ([noble] if noble is not None and with_noble else [])
                     for p in path for with_noble in ((True, False) if noble is not None else (False,))]
             if len(path) > 64:
                 return None
+        if core.phase != 0 and core.step >= 0:
+            # the middle of a two-step turn: this player chose its first step at the tree's root
+            # or after the moves observed (match.py tells whole turns only, once complete)
+            path = [p + [main_key(Move(BUY, card=core.step))] for p in path]
         for p in path:
             if self._tree.advance(p, core):
                 return self._tree
@@ -143,6 +152,7 @@ class MCTSPlayer(Player):
         if self.reuse:
             self._tree = search.trees[0]
             self._since = []
+            self._root_step = [main_key(view.partial_move)] if view.partial_move is not None else []
         return Decision(infos[0].move, search.info(infos))
 
     def new_search(self, view: View | State, limit: Limit | None = None, reuse: bool = False) -> "MCTSSearch":
@@ -156,8 +166,9 @@ class MCTSPlayer(Player):
         return MCTSSearch(self, view, limit or Limit(), self._reused_tree(view._core) if reuse else None)
 
     def _complete(self, view, key, line) -> Move:
-        """The whole turn that starts with root key `key`: the decisions the tree prefers, then
-        the playout policy's for any the tree has not explored."""
+        """The move that starts with root key `key`: the decisions the tree prefers, then the
+        playout policy's for any the tree has not explored, to the end of the turn or of its
+        first step (a purchase that reveals a card the rest of the turn may use)."""
         core = view._core.copy()
         actions = []
         todo = list(line[1:]) if key is not None else []
@@ -173,6 +184,8 @@ class MCTSPlayer(Player):
                 a = _policy.policy_action(core, derive_seed(self.seed, view.turn, len(actions)), 0.0)
             core.apply(a)
             actions.append(a)
+            if first and view.partial_move is None and core.step >= 0:
+                break   # a first step: its second step is chosen once the card is revealed
             first = False
         table = view.legal_moves._table
         for move, seq in table.items():
@@ -265,6 +278,8 @@ class MCTSSearch:
                 if start > 0:
                     line = line[:start]
             pv = line_to_moves(line)
+            if view.partial_move is not None:   # the line starts in the middle of a turn
+                pv[0] = f"{view.partial_move}/{pv[0]}"
             move = self.player._complete(view, key, line) if mover_view else Move.parse(pv[0])
             pv[0] = str(move)
             values = tuple(w / visits if visits else float("nan") for w in wsum)

@@ -10,7 +10,7 @@ Who sees what (docs/WEB.md, "Hidden information"):
   are unguessable too. A game also has a spectator id: its page shows public information only.
 - A *closed* game (the default) never sends anything from which a hidden card follows: no deal
   seed, no true position, no record (it holds the deck order), no search seed. The rules the project
-  follows (../shared/RULES.md, "Hidden information") keep the decks' order and the cards reserved
+  follows (docs/RULES.md, "Hidden information") keep the decks' order and the cards reserved
   blind hidden from the other players for the whole game and say nothing of showing them at its
   end, so a closed game keeps them hidden after it ends too. The AI's search seeds come from a
   secret of the server, never from the deal seed. After an undo the decks' unseen cards are
@@ -611,6 +611,9 @@ class WebGame:
                 out["truePosition"] = st.position()
             human_turn = st.to_move in self.humans and not st.is_over()
             out["yourTurn"] = human_turn and st.to_move == viewer
+            # the first step of a two-step turn under way (docs/RULES.md): the legal moves are the
+            # whole turns that complete it
+            out["partialMove"] = None if st.partial_move is None else str(st.partial_move)
             view = st.view(viewer)
             out["legalMoves"] = ([{"move": str(m), "description": view.describe(m)} for m in view.legal_moves]
                                  if out["yourTurn"] else [])
@@ -691,7 +694,7 @@ class WebGame:
             if st.to_move not in self.humans:
                 raise ApiError(409, f"it is {player_name(st.to_move)}'s turn, an AI seat: wait for its move")
             try:
-                # the mover's view decides (its moves are the true state's: docs/MODULES.md "Refills")
+                # the mover's view decides (its moves are the true state's: docs/RULES.md "Two-step turns")
                 move = st.view(st.to_move).parse_move(text.strip())
             except NotationError as e:
                 raise ApiError(400, f"move: not a move: {e}", "move") from None

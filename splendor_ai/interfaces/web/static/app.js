@@ -766,6 +766,11 @@ function renderActionBar() {
   const actions = legalActions();
   const cancel = h("button", { type: "button", id: "act-cancel", onclick: () => { clearSel(); render(); } }, "Cancel");
   const sel = S.sel;
+  if (!sel && g.partialMove) {
+    add(bar, h("span", { class: "prompt" }, `${g.partialMove} is played and the new card is face up: finish your turn.`),
+      h("button", { type: "button", class: "primary", id: "act-rest", onclick: () => startAction(g.partialMove) }, "Go on"));
+    return;
+  }
   if (!sel) {
     const only = g.legalMoves.length === 1 && g.legalMoves[0].move === "pass";
     add(bar, h("span", { class: "prompt" }, only
@@ -1071,7 +1076,10 @@ function setGame(data) {
   S.gameKey = key;
   const hash = S.watch ? `#watch=${S.watch}` : `#game=${data.gameId}`;
   if (location.hash !== hash) history.replaceState(null, "", hash);
-  render();
+  // the second step of a two-step turn (docs/RULES.md): its decisions are asked one at a time,
+  // as after any main action
+  if (interactive() && data.partialMove && !S.sel) startAction(data.partialMove);
+  else render();
   schedulePoll();
 }
 
