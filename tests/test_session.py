@@ -18,27 +18,29 @@ from splendor_ai.session import GameSession, PlayerFault, SessionError, Thinking
 from splendor_ai.tournament.games import Game, Settings, play, player_seed
 
 
-@pytest.mark.parametrize("specs", [("mcts(iterations=200)", "greedy"),
-                                   ("mcts(iterations=150)", "mcts(iterations=100,halving=0)")])
-def test_session_ai_and_tournament_ai_make_the_same_moves(specs):
+@pytest.mark.parametrize("specs,module", [(("mcts(iterations=200)", "greedy"), None),
+                                          (("mcts(iterations=150)", "mcts(iterations=100,halving=0)"), None),
+                                          (("mcts(iterations=150)", "greedy"), "strongholds")])
+def test_session_ai_and_tournament_ai_make_the_same_moves(specs, module):
     """A front end's session (players built from specs, searches run in chunks with progress
     reports) and a tournament's game (games.play: its players, match.play_game) play the same
-    game from the same deal and seeds."""
+    game from the same deal and seeds (with the Strongholds, two-step turns too)."""
     deal = 21
-    line = play(Game(tuple(specs), deal, 0, Settings()))
+    line = play(Game(tuple(specs), deal, 0, Settings(module=module)))
     tournament = GameRecord.from_line(line)
     players = [make_player(s, seed=player_seed(deal, k)) for k, s in enumerate(specs)]
     reports = []
-    with GameSession.new(players, seed=deal) as session:
+    with GameSession.new(players, seed=deal, module=module) as session:
         session.play_ai(progress=reports.append, report_every=0.001)
         assert session.is_over()
         assert session.moves == tournament.moves
         assert session.record().result == tournament.result
     assert reports and all(isinstance(r, Thinking) and r.info.moves for r in reports)
     # the spec path of the front ends: players seeded by seat_seed, as match.play_game is given
-    ours = GameSession.new(list(specs), seed=deal)
+    ours = GameSession.new(list(specs), seed=deal, module=module)
     ours.play_ai(progress=lambda t: None, report_every=0.001)
-    again = play_game([make_player(s, seed=seat_seed(deal, k)) for k, s in enumerate(specs)], seed=deal)
+    again = play_game([make_player(s, seed=seat_seed(deal, k)) for k, s in enumerate(specs)], seed=deal,
+                      config=ours.state.config)
     assert ours.moves == again.moves
     ours.close()
 
@@ -92,13 +94,13 @@ def test_human_moves_undo_and_hints():
 def test_progress_then_the_same_move_as_without():
     view_moves = []
     for progress in (None, lambda t: view_moves.append(t)):
-        session = GameSession.new(["mcts(iterations=3000)", "greedy"], seed=9)
+        session = GameSession.new(["mcts(iterations=30000)", "greedy"], seed=9)
         view_moves.append(str(session.ai_move(progress=progress, report_every=0.01)))
         session.close()
     plain, *reports, chunked = view_moves
     assert plain == chunked
     its = [r.info.iterations for r in reports]
-    assert its == sorted(its) and len(its) >= 2 and all(r.seat == 0 and r.spec == "mcts(iterations=3000)"
+    assert its == sorted(its) and len(its) >= 2 and all(r.seat == 0 and r.spec == "mcts(iterations=30000)"
                                                          for r in reports)
 
 
@@ -213,3 +215,46 @@ def test_save_record_is_atomic(tmp_path, monkeypatch):
         save_record(path, GameRecord.from_state(st, 1, ["human", "greedy"]), overwrite=True)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["g.jsonl"]
     assert json.loads(before)["moves"] == []
+
+
+def test_a_human_plays_a_two_step_turn_step_by_step():
+    """Strongholds: a purchase whose slot the deck refills is a first step; the human then sees the
+    card revealed and plays the rest. The record and the history hold whole turns."""
+    for seed in range(40):
+        session = GameSession.new(["human", "greedy"], seed=seed, module="strongholds")
+        bot = make_player("greedy", seed=1)
+        for _ in range(30):
+            if session.is_over():
+                break
+            view = session.view()
+            if session.human_to_move() and any(view.is_partial(m) for m in view.legal_moves):
+                break
+            if session.human_to_move():
+                session.play(bot.choose(view).move)
+            else:
+                session.ai_move()
+        else:
+            continue
+        view = session.view()
+        firsts = [m for m in view.legal_moves if view.is_partial(m)]
+        if not firsts:
+            continue
+        before = session.moves
+        first = session.play(firsts[0])
+        assert session.partial_move == first and session.human_to_move()
+        assert session.moves == before and session.record().moves == before
+        assert len(session.history) == len(before)
+        rest = next(iter(session.view().legal_moves))
+        whole = session.play(rest)
+        assert str(whole).startswith(str(first) + "/") and session.partial_move is None
+        assert session.moves == before + [str(whole)] and session.history[-1].move == str(whole)
+        assert session.record().moves == session.moves
+        # undo of a first step alone: back to the turn's start
+        session.undo()
+        assert session.moves == before and session.partial_move is None
+        session.play(firsts[0])
+        session.undo()
+        assert session.moves == before and session.partial_move is None and session.human_to_move()
+        session.close()
+        return
+    pytest.fail("no two-step turn for the human in 40 deals")

@@ -149,6 +149,7 @@ class MCTSPlayer(Player):
 
     def _decide(self, search: "MCTSSearch") -> Decision:
         infos = search.ranked()
+        view = search.view
         if self.reuse:
             self._tree = search.trees[0]
             self._since = []
