@@ -366,7 +366,7 @@ def test_pass_when_nothing_is_legal_and_stalemate():
 
 
 # seat 0 can only pass, and noble 1 visits on that pass, bringing it to 15 points; seat 1 passed
-# the turn before (issue 22: this ended as a stalemate with no winner)
+# the turn before (version 0.5.0 ended this game as a stalemate with no winner)
 FIFTEEN_ON_A_PASS = (
     "SPN1 2 000005 11,12,27,20/58,63,69,60/74,86,83,85 39.38.37.36.35.34.33.32.31.30.29.28.26.25.24.23.22.17."
     "15.13.9.8.7.6.5.3.2.1/68.67.66.65.64.62.59.57.56.55.54.53.51.50.46.45.42.40/89.88.87.82.81.80.79.78.77.76."

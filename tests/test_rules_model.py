@@ -217,7 +217,7 @@ def test_pass_only_when_nothing_else_and_noble_on_pass():
 
 
 def test_fifteen_points_on_a_pass_are_played_out_not_a_stalemate():
-    # issue 22's position: seat 0 reaches 15 by a noble visiting on its pass; seat 1 passed before
+    # seat 0 reaches 15 by a noble visiting on its pass; seat 1 passed the turn before
     model = Model.from_position(
         "SPN1 2 000005 11,12,27,20/58,63,69,60/74,86,83,85 39.38.37.36.35.34.33.32.31.30.29.28.26.25.24.23.22."
         "17.15.13.9.8.7.6.5.3.2.1/68.67.66.65.64.62.59.57.56.55.54.53.51.50.46.45.42.40/89.88.87.82.81.80.79.78."

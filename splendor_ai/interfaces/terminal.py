@@ -260,8 +260,8 @@ class Game:
     def can_buy(self) -> frozenset[int]:
         """The cards the human to move can buy now (none when it is not a human's turn)."""
         st = self.state
-        if st.is_over() or st.to_move not in self.humans:
-            return frozenset()
+        if st.is_over() or st.to_move not in self.humans or st.partial_move is not None:
+            return frozenset()        # (in a turn's second step the card is bought already)
         return frozenset(m.card for m in self.legal() if m.kind == BUY)
 
     def show_moves(self, describe: bool) -> None:
