@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._engine import (END_CAP, END_NONE, END_POINTS, END_STALEMATE, MOD_CITIES, MOD_ORIENT, MOD_POSTS,
+                      MOD_STRONGHOLDS, NCITY_UP, NDECK, NLEV, NREG, NSLOT, NSTRONG)
 from .cards import CARDS, CITIES, LETTERS, NBASE, NOBLES, POSTS, SETUP
 from .errors import PositionError
 
@@ -20,11 +22,8 @@ JSON_FORMAT, JSON_FORMAT2 = "splendor-position/1", "splendor-position/2"
 DEFAULT_CAP = 100
 #: the largest cap, in rounds: the engine counts turns in 16 bits (4 players x 8000 < 2**15)
 MAX_CAP = 8000
-NLEV, NSLOT, NREG, NDECK = 3, 6, 4, 6
-NCITY_UP, NSTRONG = 3, 3
-END_NONE, END_POINTS, END_CAP, END_STALEMATE = 0, 1, 2, 3
 #: the Cities of Splendor modules and their engine flags (State.modules)
-MODULE_FLAGS = {"cities": 1, "orient": 2, "posts": 4, "strongholds": 8}
+MODULE_FLAGS = {"cities": MOD_CITIES, "orient": MOD_ORIENT, "posts": MOD_POSTS, "strongholds": MOD_STRONGHOLDS}
 MODULE_NAMES = {v: k for k, v in MODULE_FLAGS.items()}
 JOKERS = frozenset(c.id for c in CARDS if "joker" in c.abilities)
 

@@ -18,14 +18,14 @@ from typing import Any, Iterator
 
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, RecordError
 from .move import Move
-from .state import Config, Result, State
+from .state import Config, Result, State, Termination
 
 FORMAT = "splendor-record/1"
 REQUIRED = ("format", "config", "seed", "first_player", "players", "start", "moves", "revealed",
             "result")
 OPTIONAL = ("annotations", "meta")
 RESULT_KEYS = ("reason", "points", "cards", "ranks", "winners")
-REASONS = ("points", "cap", "stalemate")
+REASONS = tuple(t.value for t in Termination)
 NCARDS = 90          # base cards; a game with the Orient also has ids 90-119
 NCARDS_ORIENT = 120
 
@@ -53,7 +53,7 @@ def _result_from_json(obj, players: int) -> Result:
     w = obj["winners"]
     if not isinstance(w, list) or not all(_is_int(x) and 0 <= x < players for x in w):
         raise RecordError(f"result.winners: expected a list of seats 0-{players - 1}, got {w!r}")
-    return Result(obj["reason"], tuple(obj["points"]), tuple(obj["cards"]), tuple(obj["ranks"]),
+    return Result(Termination(obj["reason"]), tuple(obj["points"]), tuple(obj["cards"]), tuple(obj["ranks"]),
                   tuple(w))
 
 

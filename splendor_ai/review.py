@@ -597,7 +597,10 @@ def plot(review: Review, path, title: str | None = None) -> None:
     """The win-rate graph of a review as a PNG (matplotlib): each reviewed seat's win rate before
     each of its moves (from its own view), over the moves of the game, with its inaccuracies,
     mistakes and blunders marked."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise ReviewError("the win-rate graph needs matplotlib: pip install 'splendor_ai[experiments]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=110)

@@ -24,23 +24,28 @@ from itertools import combinations
 from typing import Iterator
 
 from . import position as pos
-from ._engine import Core
+from ._engine import (A_BASE_END, A_BUY_HAND, A_BUY_SLOT, A_CITY, A_CONQUER, A_DECLINE, A_FREE, A_GEM, A_HOLD,
+                      A_JOKER, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_SACRIFICE, A_SH_FROM,
+                      A_SH_PLACE, A_SH_REMOVE, A_SH_TO, A_TAKE1, A_TAKE2D, A_TAKE2S, A_TAKE3, END_CAP, END_POINTS,
+                      END_STALEMATE, NLEV, NSLOT, NUM_ACTIONS, Core)
 from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
 from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
-                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
+                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, StrEnum, _fragment)
 
-# action-id layout of ext/splendor_ai/_engine.pxd
-A_TAKE3, A_TAKE2D, A_TAKE1, A_TAKE2S = 0, 10, 20, 25
-A_RES_SLOT, A_RES_DECK, A_BUY_SLOT, A_BUY_HAND, A_PASS = 30, 48, 54, 72, 75
-A_RETURN, A_NOBLE, A_BASE_END = 76, 82, 92
-A_JOKER, A_HOLD, A_FREE, A_SACRIFICE = 92, 97, 107, 125
-A_SH_PLACE, A_SH_FROM, A_SH_TO, A_SH_REMOVE = 245, 263, 281, 299
-A_CONQUER, A_DECLINE, A_GEM, A_CITY, NUM_ACTIONS = 317, 318, 319, 324, 338
-NSLOT, NLEV = 6, 3
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
-END_REASONS = {1: "points", 2: "cap", 3: "stalemate"}
+
+
+class Termination(StrEnum):
+    """Why a game ended (`Result.reason`). Members are strings ("points", ...), as in JSON."""
+
+    POINTS = "points"         # the normal end: the round someone reached 15 points (a city, in the Cities)
+    CAP = "cap"               # the safety cap on rounds: a draw
+    STALEMATE = "stalemate"   # every player passed in a row: a draw
+
+
+END_REASONS = {END_POINTS: Termination.POINTS, END_CAP: Termination.CAP, END_STALEMATE: Termination.STALEMATE}
 #: the Cities of Splendor modules (docs/MODULES.md); a game plays one at most
 MODULES = tuple(pos.MODULE_FLAGS)
 
@@ -103,14 +108,18 @@ class Result:
     game the normal end ("points") is the round the first city was claimed in, and the city
     holders rank first (docs/MODULES.md)."""
 
-    reason: str          # "points" (the normal end), "cap" or "stalemate"
+    reason: Termination
     points: tuple[int, ...]
     cards: tuple[int, ...]
     ranks: tuple[int, ...]   # 1 = best; ties (cities held, points, then fewest cards) share a rank
     winners: tuple[int, ...]
 
+    def __post_init__(self):
+        if self.reason.__class__ is not Termination:
+            object.__setattr__(self, "reason", Termination(self.reason))
+
     def to_json(self) -> dict:
-        return {"reason": self.reason, "points": list(self.points), "cards": list(self.cards),
+        return {"reason": self.reason.value, "points": list(self.points), "cards": list(self.cards),
                 "ranks": list(self.ranks), "winners": list(self.winners)}
 
 
@@ -126,7 +135,7 @@ def _result(core: Core) -> Result:
     points, cards = tuple(core.points()), tuple(core.ncards())
     ranks = _ranks(core, points, cards)
     reason = END_REASONS[core.over]
-    winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == "points" else ()
+    winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == Termination.POINTS else ()
     return Result(reason, points, cards, ranks, winners)
 
 
@@ -486,7 +495,7 @@ def _card_phrase(card: int) -> str:
 
 
 def _token_phrase(tokens) -> str:
-    counts = {}
+    counts: dict[int, int] = {}
     for t in tokens:
         counts[t] = counts.get(t, 0) + 1
     return _join([f"{n} {TOKEN_NAMES[t]}" for t, n in sorted(counts.items())])
@@ -651,14 +660,7 @@ class State(_Game):
         if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
             raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
         st = cls.__new__(cls)
-        if config.modules:
-            try:
-                st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
-            except TypeError:
-                raise ConfigError(f"module {config.module!r}: this build of the engine does not play the "
-                                  f"Cities of Splendor modules yet") from None
-        else:
-            st._core = Core.new(config.players, seed, first_player, config.cap)
+        st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
         st._legal = None
         st._stack = []
         return st
@@ -763,11 +765,15 @@ class State(_Game):
     def __repr__(self) -> str:
         return f"State({self.position()!r})"
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, State) and self.position() == other.position()
+    def key(self) -> str:
+        """A frozen, hashable key of the position (what `==` compares): a State changes with
+        `push` and `pop`, so it is not hashable itself (like chess.Board); put keys in sets."""
+        return self.position()
 
-    def __hash__(self) -> int:
-        return hash(self.position())
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class View(_Game):

@@ -6,8 +6,6 @@ bad decision token and a move naming a card the refill would reveal are refused 
 unchanged), undo, a hint, the record."""
 import pytest
 
-pytest.importorskip("fastapi", reason="the web UI needs fastapi (pip install -e '.[test]')")
-pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (pip install -e '.[test]')")
 
 from module_positions import DECISION, MODULES, decision_position  # noqa: E402
 from test_web import client, manager, new_game, owned, snapshot, wait_for_human  # noqa: E402,F401  (fixtures)
