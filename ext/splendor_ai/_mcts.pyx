@@ -36,6 +36,9 @@ cdef enum:
     # visited at least CACHE_MIN_VISITS times, in a hash table of CACHE_SLOTS entries (one per
     # slot, the newest kept) whose lists take at most POOL_MAX_WORDS words (then it restarts)
     CACHE_MIN_VISITS = 8
+    # network priors kept per evaluated node: at most this many (6 bytes each), then a node met
+    # again is evaluated again (slower, the same search)
+    PRI_MAX = 1 << 27
     CACHE_SLOTS = 1 << 15
     POOL_MAX_WORDS = 1 << 23
 
@@ -403,7 +406,7 @@ cdef class Search:
             tot += prior[i]
         for i in range(n):
             prior[i] /= tot
-        if nd.pri >= 0 or n == 0:
+        if nd.pri >= 0 or n == 0 or self.pri_len + n > PRI_MAX:
             return
         if self.pri_len + n > self.pri_cap:
             cap = self.pri_cap * 2 if self.pri_cap else 1 << 16
