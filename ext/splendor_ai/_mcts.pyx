@@ -36,8 +36,8 @@ cdef enum:
     # visited at least CACHE_MIN_VISITS times, in a hash table of CACHE_SLOTS entries (one per
     # slot, the newest kept) whose lists take at most POOL_MAX_WORDS words (then it restarts)
     CACHE_MIN_VISITS = 8
-    # network priors kept per evaluated node: at most this many (6 bytes each), then a node met
-    # again is evaluated again (slower, the same search)
+    # network priors kept per evaluated node: at most this many (6 bytes each, 0.8 GB); beyond,
+    # a node is evaluated afresh at each visit, in that visit's sampled world
     PRI_MAX = 1 << 27
     CACHE_SLOTS = 1 << 15
     POOL_MAX_WORDS = 1 << 23

@@ -23,6 +23,7 @@ import math
 from .. import _expectimax
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
+from ..errors import ConfigError
 from .bounds import check
 from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS, check_weights
 from .keys import is_decision, line_to_moves

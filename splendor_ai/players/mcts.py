@@ -9,6 +9,7 @@ from .. import _mcts, _policy
 from ..move import BUY, Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
+from ..errors import ConfigError
 from .bounds import check, default_max_nodes
 from .evaluation import DEFAULT_SCALE, check_weights, value_module_weights, value_weights
 from .keys import is_decision, line_to_moves, main_key, move_keys
