@@ -135,9 +135,9 @@ def mid_game(module, players=2, turns=12, seed=3) -> State:
 def info_json(decision):
     d = decision.info.to_json()
     d.pop("seconds")
-    d.pop("nodes_per_s", None)
-    d.pop("cpu_seconds", None)
-    d.pop("depth_seconds", None)
+    d.pop("nodesPerS", None)
+    d.pop("cpuSeconds", None)
+    d.pop("depthSeconds", None)
     return d
 
 
