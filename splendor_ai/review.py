@@ -199,11 +199,35 @@ def _root(search) -> dict[int, tuple[int, tuple[float, ...]]]:
     return {k: (v, tuple(w / v if v else float("nan") for w in ws)) for k, (v, ws) in out.items()}
 
 
+class ReviewStopped(Exception):
+    """A turn's review stopped by its `stop` callback before it finished (no rating: the engine
+    protocol's `terminate`)."""
+
+
+def _run(run_chunk, done, stop, count) -> None:
+    """Run a search to its end, or in chunks that ask `stop()` in between (ReviewStopped); a
+    chunk that adds no iteration (`count()`) ends it, as one whole run would have ended."""
+    from .analysis import STOP_CHECK_SECONDS
+    if stop is None:
+        run_chunk(None)
+        return
+    while not done():
+        if stop():
+            raise ReviewStopped
+        before = count()
+        run_chunk(STOP_CHECK_SECONDS)
+        if count() == before:
+            break
+
+
 def review_position(view: View, played: Move | str, limit=None, *, spec: str | None = None, seed: int = 0,
-                    top_k: int = DEFAULT_TOP_K, turn: int | None = None) -> TurnReview:
+                    top_k: int = DEFAULT_TOP_K, turn: int | None = None,
+                    stop: Callable[[], bool] | None = None) -> TurnReview:
     """Rate `played` in `view` (the mover's own view: `state.view(state.to_move)`): the search of
     `spec` (default: the default AI) under `limit` (a Limit or its JSON; default: the spec's own
-    budget), then the played move forced to `PLAYED_SHARE` of the search (module docstring)."""
+    budget), then the played move forced to `PLAYED_SHARE` of the search (module docstring).
+    With `stop`, the searches run in chunks and raise ReviewStopped once `stop()` is true (the
+    chunks do not change the result: the same trees are continued)."""
     from .analysis import _check_seed, _make_search_player, as_limit
     from .players.keys import main_key
     from .players.spec import DEFAULT_AI
@@ -224,7 +248,7 @@ def review_position(view: View, played: Move | str, limit=None, *, spec: str | N
     player = _make_search_player(spec or DEFAULT_AI, seed)
     try:
         search = player.new_search(view, limit)
-        search.run()
+        _run(search.run, search.done, stop, lambda: search.iterations_done)
         ranked = search.ranked(top_k)
         _, seat_wr = search.root_summary()
         best = ranked[0]
@@ -236,8 +260,10 @@ def review_position(view: View, played: Move | str, limit=None, *, spec: str | N
             if have < want:
                 tree = search.trees[0]
                 tree.force_key = pkey
+                start = tree.iterations
                 try:
-                    tree.run(want - have, 0.0)
+                    _run(lambda chunk: tree.run(want - have - (tree.iterations - start), chunk or 0.0),
+                         lambda: tree.iterations - start >= want - have, stop, lambda: tree.iterations)
                 finally:
                     tree.force_key = -1
                 stats = _root(search)
@@ -417,22 +443,31 @@ def _check_record(record) -> GameRecord:
 
 
 def review_stream(record: GameRecord, limit=None, *, spec: str | None = None, seats=None, seed: int = 0,
-                  top_k: int = DEFAULT_TOP_K) -> Iterator[TurnReview]:
+                  top_k: int = DEFAULT_TOP_K, turns: Iterable[int] | None = None,
+                  stop: Callable[[int], bool] | None = None) -> Iterator[TurnReview]:
     """The turns of `seats` (None or "all": every seat; an int; a list) of one record, reviewed one
     after the other in this process and yielded as each finishes (for a front end that streams
     them, e.g. the engine protocol's `review` request). Stop iterating to stop the review.
-    Everything is checked before the first search."""
+    Everything is checked before the first search. `turns` keeps only those move indices;
+    `stop(turn)` is asked between chunks of each turn's search: once true, that turn is left
+    out (ReviewStopped is caught) and the stream goes on with the next."""
     settings = Settings.make(spec, limit, seed, top_k)
     _check_record(record)
     chosen = _seats(seats, record.config.players)
+    wanted = None if turns is None else set(turns)
     for turn, mover in enumerate(_turns(record)):
-        if mover in chosen:
-            yield _turn(record, turn, settings)
+        if mover in chosen and (wanted is None or turn in wanted):
+            if stop is not None and stop(turn):
+                continue
+            try:
+                yield _turn(record, turn, settings, None if stop is None else (lambda t=turn: stop(t)))
+            except ReviewStopped:
+                continue
 
 
-def _turn(record: GameRecord, turn: int, settings: Settings) -> TurnReview:
+def _turn(record: GameRecord, turn: int, settings: Settings, stop=None) -> TurnReview:
     return review_position(_view_before(record, turn), record.moves[turn], settings.limit, spec=settings.spec,
-                           seed=settings.seed, top_k=settings.top_k, turn=turn)
+                           seed=settings.seed, top_k=settings.top_k, turn=turn, stop=stop)
 
 
 def review(record: GameRecord, limit=None, *, spec: str | None = None, seats=None, seed: int = 0,

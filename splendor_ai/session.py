@@ -417,7 +417,8 @@ class GameSession:
         while trial.move_stack:
             trial.pop()
             n += 1
-            if trial.to_move in self.humans and trial.partial_move is None:
+            # a human turn's start: not the middle of a two-step turn, unless the game began there
+            if trial.to_move in self.humans and (trial.partial_move is None or not trial.move_stack):
                 return n
         return 0
 
@@ -496,7 +497,8 @@ class GameSession:
         while unfinished, with meta.termination "unfinished")."""
         with self.lock:
             st = self._state
-            if st.partial_move is not None:     # records keep whole turns: the last one finished
+            if st.partial_move is not None and st.move_stack:   # records keep whole turns: the last one finished
+                # (a game that began in the middle of a turn keeps that start)
                 st = st.copy()
                 st.pop()
             m = {"event": self.event, "termination": "normal" if st.is_over() else "unfinished"}

@@ -105,7 +105,7 @@ def test_the_game_is_saved_when_the_player_leaves(tmp_path, ending):
     (saved,) = saved_games(tmp_path)
     assert f"is saved in {saved}" in p.stdout.replace("\n", "") and f"--load {saved}" in p.stdout.replace("\n", "")
     (rec,) = read_records(saved)
-    assert len(rec.moves) == 2 and rec.seed == 5 and rec.meta["termination"] == "saved unfinished"
+    assert len(rec.moves) == 2 and rec.seed == 5 and rec.meta["termination"] == "unfinished"
     # and it continues where it stopped
     p = run(tmp_path / "again", "play", "--load", str(saved), "--ai", FAST_AI, stdin="board\nquit\n")
     assert "2 moves played" in p.stdout

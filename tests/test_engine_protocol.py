@@ -412,3 +412,66 @@ def test_record_is_checked_whole_even_with_turn():
     rec["moves"][3] = "b99"                     # an illegal move after the requested turn
     (r,) = _serve([{"id": 1, "record": rec, "turn": 1, "limit": LIMIT}])
     assert r["field"] == "record" and "b99" in r["error"]
+
+
+# -- review: a record's turns streamed as they finish --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def finished_record():
+    from splendor_ai.match import play_game
+    from splendor_ai.players import make_player
+    from splendor_ai.records import GameRecord
+    out = play_game([make_player("greedy", 1), make_player("greedy", 2)], seed=1)
+    return GameRecord.from_state(out.final, seed=1, players=["greedy", "greedy"])
+
+
+def test_review_streams_each_turn_then_the_summary(finished_record):
+    from splendor_ai.review import review_stream
+    rec = finished_record
+    req = {"id": "rv", "action": "review", "record": rec.to_line(), "seats": [1], "turns": [0, 1, 3, 5, 6],
+           "limit": {"iterations": 300}, "seed": 4}
+    replies = _serve([req])
+    *turns, done = replies
+    want = [t.to_json() for t in review_stream(rec, {"iterations": 300}, seats=[1], turns=[0, 1, 3, 5, 6], seed=4)]
+    assert [t["turnNumber"] for t in turns] == [1, 3, 5] == [t["turn"] for t in want]   # seat 1's moves only
+    for got, expected in zip(turns, want):
+        assert got["id"] == "rv" and got["action"] == "review"
+        assert {k: v for k, v in got.items() if k not in ("id", "action", "turnNumber")} == expected
+    assert done == {"id": "rv", "action": "review", "done": True, "reviewed": [1, 3, 5],
+                    "seats": done["seats"]} and done["seats"][0]["seat"] == 1 and done["seats"][0]["moves"] == 3
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"record": {"format": "splendor-record/1"}}, "record"),
+    ({"seats": [2]}, "seats"), ({"seats": True}, "seats"), ({"turns": [10 ** 6]}, "turns"),
+    ({"turns": "all"}, "turns"), ({"spec": "greedy"}, "spec"), ({"spec": "mcts(workers=100000)"}, "spec.workers"),
+    ({"limit": {"seconds": 1e9}}, "limit.seconds"), ({"top_k": 99}, "top_k"), ({"moves": []}, "moves"),
+])
+def test_bad_review_requests(finished_record, change, field):
+    req = {"id": "b", "action": "review", "record": finished_record.to_json(), "limit": {"iterations": 50}, **change}
+    (r,) = _serve([req])
+    assert r["id"] == "b" and r["field"] == field and len(r["error"]) < 400, r
+
+
+def test_a_review_is_terminable(engine, finished_record):
+    """Turns of 30 s each: terminating some turns skips them, terminating the request ends it
+    within a bound, with the turns finished so far and a summary of them."""
+    req = {"id": "long", "action": "review", "record": finished_record.to_json(), "seats": "all",
+           "turns": [0, 1, 2, 3], "limit": {"seconds": 30}}
+    t0 = time.monotonic()
+    engine.send_raw(json.dumps(req))
+    engine.send_raw(json.dumps({"id": "skip", "action": "terminate", "terminateId": "long", "turnNumbers": [0]}))
+    answers = [engine.read()]
+    assert answers[0]["id"] == "skip"
+    time.sleep(1.0)
+    engine.send_raw(json.dumps({"id": "end", "action": "terminate", "terminateId": "long"}))
+    while not answers[-1].get("done"):
+        answers.append(engine.read())
+    assert time.monotonic() - t0 < 15
+    done = answers[-1]
+    assert done["id"] == "long" and done["terminated"] is True and 0 not in done["reviewed"]
+    streamed = [a["turnNumber"] for a in answers if a.get("turnNumber") is not None]
+    assert streamed == done["reviewed"]
+    assert [s["seat"] for s in done["seats"]] == [0, 1]
+    rc, _ = engine.close()
+    assert rc == 0
