@@ -258,3 +258,18 @@ def test_a_human_plays_a_two_step_turn_step_by_step():
         session.close()
         return
     pytest.fail("no two-step turn for the human in 40 deals")
+
+
+def test_a_game_begun_in_the_middle_of_a_turn_undoes_and_records():
+    """A session from a position in the middle of a two-step turn (its first step not on the
+    stack): undo goes back to that start, and the record keeps it as its start."""
+    from module_positions import decision_position
+    st, hits = decision_position("strongholds")
+    start = State(st.position())
+    assert start.partial_move is not None and not start.move_stack
+    with GameSession.from_state(start, ["human", "mcts(iterations=50)"]) as s:
+        s.play(hits[0])
+        s.ai_move()
+        assert [str(m) for m in s.undo()][-1] == str(hits[0])
+        assert s.state.position() == start.position()
+        assert s.record().start == start.position() and s.record().moves == []
