@@ -93,10 +93,11 @@ def seat_seed(seed: int | None, seat: int) -> int:
     return ((seed or 0) + 7919 * seat) % 2 ** 64
 
 
-def _hint_seed(seed: int | None) -> int:
-    """The seed of hint and analysis searches: derived from the game's seed by a hash, so what a
-    hint shows is not a simple function of the deal seed."""
-    return int.from_bytes(hashlib.sha256(f"splendor-hint:{seed}".encode()).digest()[:8], "little")
+def _hint_seed(view: View) -> int:
+    """The seed of hint and analysis searches: from the position's turn alone, never from the deal
+    seed, so that what a hint shows is a function of the seat's view (two games a seat cannot tell
+    apart, dealt from other seeds, give the same hints: tests/test_twin_views.py)."""
+    return int.from_bytes(hashlib.sha256(f"splendor-hint:{view.turn}".encode()).digest()[:8], "little")
 
 
 class GameSession:
@@ -479,7 +480,7 @@ class GameSession:
             view = self._human_view(None, "hint")
             if view.seat != view.to_move:
                 raise SessionError("a hint is for the seat to move")
-        return hint(view, limit, spec=spec or self.hint_spec, seed=_hint_seed(self.seed), top_k=top_k)
+        return hint(view, limit, spec=spec or self.hint_spec, seed=_hint_seed(view), top_k=top_k)
 
     def analyse(self, seat: int | None = None, limit: Limit | dict | None = None, spec: str | None = None,
                 top_k: int = 5, progress=None, report_every: float | None = None):
@@ -487,7 +488,7 @@ class GameSession:
         from .analysis import analyse
         with self.lock:
             view = self._human_view(seat, "analyse")
-        return analyse(view, limit, top_k=top_k, spec=spec or self.hint_spec, seed=_hint_seed(self.seed),
+        return analyse(view, limit, top_k=top_k, spec=spec or self.hint_spec, seed=_hint_seed(view),
                        progress=progress, report_every=report_every)
 
     # -- records --------------------------------------------------------------------------------------

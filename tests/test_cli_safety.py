@@ -119,7 +119,10 @@ def test_ctrl_c_while_the_ai_thinks_saves_the_game(tmp_path):
                             cwd=ROOT, env=env(tmp_path), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdin.write("1\n")
     proc.stdin.flush()
-    time.sleep(4)                # started, played +wbg: the AI is thinking
+    deadline = time.monotonic() + 60
+    while not saved_games(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.2)          # the game is saved after each move: +wbg is played, the AI thinks
+    time.sleep(0.5)
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     t0 = time.monotonic()
