@@ -30,6 +30,7 @@ from rich.text import Text
 
 from ..cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, TOKEN_NAMES
 from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
+from ..session import GameSession
 from ..move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
                     RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
 from .render import BOARD_WIDTH, board, move_list, player_name
@@ -103,6 +104,8 @@ class Game:
     is the player tournaments measure), undo, hints, the record and its autosave; this class
     reads the human's input, asks the decisions of a turn and draws the board of a seat's view."""
 
+    session: GameSession
+
     def __init__(self, args, console: Console):
         from ..errors import CLIError
         from ..players.spec import DEFAULT_AI
@@ -127,9 +130,8 @@ class Game:
         for spec in specs:
             check_spec_option(spec, "--ai")
         self.default_ai = specs[0]
-        seats = ["human" if s in humans else None for s in range(players)]
-        for i, s in enumerate(ai_seats):
-            seats[s] = specs[i if len(specs) > 1 else 0]
+        seats = ["human" if s in humans else specs[ai_seats.index(s) if len(specs) > 1 else 0]
+                 for s in range(players)]
         self.seed = args.seed if args.seed is not None else new_seed()
         self.open = bool(getattr(args, "open", False))
         self.hidden_dealt = False               # a public position's hidden cards were dealt from the seed
@@ -146,7 +148,6 @@ class Game:
         self.shown_error: str | None = None
         self.shown_for: tuple | None = None
         self.warned_width = False
-        self.session = None
         module = getattr(args, "module", None)
         position = getattr(args, "position", None)
         if position is not None and args.load:
@@ -198,8 +199,9 @@ class Game:
             session = make(hint_spec=self.hint_spec, autosave=path, event="splendor play")
         except ConfigError as e:
             raise CLIError(f"--ai: {e}") from None
-        if self.session is not None:
-            self.session.close()
+        old = getattr(self, "session", None)
+        if old is not None:
+            old.close()
         self.session = session
         self.from_position = from_position
         self.shown_for = None
@@ -240,7 +242,7 @@ class Game:
         return view.resample(_search_seed(self.seed, 31337))
 
     def close(self) -> None:
-        if self.session is not None:
+        if getattr(self, "session", None) is not None:
             self.session.close()
 
     # -- output ------------------------------------------------------------------------------------
@@ -708,7 +710,8 @@ class Game:
             return
         n = state.players
         chosen = {s for s in humans if s < n} or {0}
-        ai = next((sp for sp in (self.session.specs if self.session else []) if sp != "human"), self.default_ai)
+        current = getattr(self, "session", None)
+        ai = next((sp for sp in (current.specs if current else []) if sp != "human"), self.default_ai)
         self.start(state, ["human" if s in chosen else ai for s in range(n)], seed=None)
         module = state.module
         self.say(f"Loaded the position in {path}: {n} players{', ' + MODULE_TITLES[module] if module else ''}, "
