@@ -2,10 +2,10 @@
 from .cards import CARDS, COLOURS, LETTERS, NOBLES
 from .errors import (ConfigError, IllegalMoveError, NotationError, PositionError, RecordError,
                      SplendorError)
-from .move import Move
-from .state import Config, LegalMoves, Result, Seat, State, View
+from .move import DecisionTag, Move, MoveKind
+from .state import Config, LegalMoves, Result, Seat, State, Termination, View
 
 __version__ = "0.5.0"
-__all__ = ["CARDS", "COLOURS", "LETTERS", "NOBLES", "Config", "ConfigError", "IllegalMoveError",
-           "LegalMoves", "Move", "NotationError", "PositionError", "RecordError", "Result", "Seat",
-           "SplendorError", "State", "View"]
+__all__ = ["CARDS", "COLOURS", "LETTERS", "NOBLES", "Config", "ConfigError", "DecisionTag", "IllegalMoveError",
+           "LegalMoves", "Move", "MoveKind", "NotationError", "PositionError", "RecordError", "Result", "Seat",
+           "SplendorError", "State", "Termination", "View"]

@@ -8,6 +8,7 @@ docs/NOTATION.md and docs/MODULES.md.
 from __future__ import annotations
 
 import csv
+import io
 from importlib import resources
 from typing import NamedTuple
 
@@ -56,8 +57,8 @@ class Noble(NamedTuple):
 
 
 def _rows(name: str) -> list[dict[str, str]]:
-    with resources.files("splendor_ai").joinpath("data", name).open(newline="") as f:
-        return list(csv.DictReader(f))
+    text = resources.files("splendor_ai").joinpath("data", name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 class City(NamedTuple):
@@ -88,35 +89,41 @@ class Post(NamedTuple):
         return f"post {self.id} ({req}{' + 1 noble' if self.nobles else ''}: {self.power})"
 
 
+def _gems(row: dict[str, str]) -> tuple[int, int, int, int, int]:
+    """The row's five colour columns (costs, requirements), as integers."""
+    w, b, g, r, k = (int(row[c]) for c in COLOURS)
+    return w, b, g, r, k
+
+
 def _load_cards() -> tuple[Card, ...]:
     out = []
     for i, row in enumerate(_rows("base_cards.csv")):
         level = int(row["level"])
         out.append(Card(i, level, COLOURS.index(row["bonus"]), int(row["points"]),
-                        tuple(int(row[c]) for c in COLOURS), level - 1))
+                        _gems(row), level - 1))
     for i, row in enumerate(_rows("orient_cards.csv")):
         level = int(row["level"])
         bonus = COLOURS.index(row["bonus"]) if row["bonus"] in COLOURS else None
         abilities = tuple(row["ability"].split(";")) if row["ability"] else ()
         assert all(a in ABILITIES for a in abilities), abilities
         sac = COLOURS.index(row["sacrifice_colour"]) if row["sacrifice_colour"] else None
-        out.append(Card(len(out), level, bonus, int(row["points"]), tuple(int(row[c]) for c in COLOURS),
+        out.append(Card(len(out), level, bonus, int(row["points"]), _gems(row),
                         level + 2, int(row["bonus_count"]), abilities, sac))
     return tuple(out)
 
 
 def _load_cities() -> tuple[City, ...]:
-    return tuple(City(i, int(r["tile"]), r["side"], int(r["min_prestige"]), tuple(int(r[c]) for c in COLOURS),
+    return tuple(City(i, int(r["tile"]), r["side"], int(r["min_prestige"]), _gems(r),
                       int(r["same_colour"])) for i, r in enumerate(_rows("cities.csv")))
 
 
 def _load_posts() -> tuple[Post, ...]:
-    return tuple(Post(int(r["id"]) - 1, tuple(int(r[c]) for c in COLOURS), int(r["nobles"]), r["power"], r["effect"])
+    return tuple(Post(int(r["id"]) - 1, _gems(r), int(r["nobles"]), r["power"], r["effect"])
                  for r in _rows("trading_posts.csv"))
 
 
 def _load_nobles() -> tuple[Noble, ...]:
-    return tuple(Noble(i, int(row["points"]), tuple(int(row[c]) for c in COLOURS))
+    return tuple(Noble(i, int(row["points"]), _gems(row))
                  for i, row in enumerate(_rows("base_nobles.csv")))
 
 

@@ -1,8 +1,9 @@
 """Moves: small immutable values with a context-free text form (docs/NOTATION.md).
 
 A move is one whole turn: the main action, then the decisions the game asked for, in the order it
-asked for them. Decisions are kept as an ordered tuple of `(tag, value)` pairs, the tag being the
-token's prefix in the notation (version 2, docs/MODULES.md "Notation"):
+asked for them. `Move.kind` is a `MoveKind`; decisions are kept as an ordered tuple of `(tag, value)`
+pairs, the tag a `DecisionTag`: the token's prefix in the notation (version 2, docs/MODULES.md
+"Notation"). Both enums are strings (`MoveKind.BUY == "buy"`, `DecisionTag.NOBLE == "n"`):
 
 | tag | decision | value |
 |---|---|---|
@@ -21,17 +22,58 @@ token's prefix in the notation (version 2, docs/MODULES.md "Notation"):
 """
 from __future__ import annotations
 
+import enum
 import re
+import sys
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import CARDS, CITIES, LETTERS, NOBLES
-from .errors import NotationError
+from .errors import NotationError, short
 
-TAKE, RESERVE, RESERVE_DECK, BUY, PASS = "take", "reserve", "reserve_deck", "buy", "pass"
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # pragma: no cover - Python 3.10
+    class StrEnum(str, enum.Enum):
+        """enum.StrEnum of Python 3.11: members are their values as strings."""
 
-# decision tags (the token prefixes)
-RETURN, NOBLE, JOKER, HOLD, FREE, DISCARD = "-", "n", "j", "h", "f", "d"
-PLACE, SH_MOVE, REMOVE, CONQUER, GEM, CITY = "t", "m", "x", "b", "+", "c"
+        def __str__(self) -> str:
+            return str.__str__(self)
+
+        def __format__(self, spec: str) -> str:
+            return str.__format__(str(self), spec)
+
+
+class MoveKind(StrEnum):
+    """The main action of a turn (`Move.kind`). Members are strings, so JSON and comparisons with
+    the plain names ("take", ...) keep working."""
+
+    TAKE = "take"
+    RESERVE = "reserve"
+    RESERVE_DECK = "reserve_deck"   # the top card of a deck, unseen
+    BUY = "buy"
+    PASS = "pass"                   # only when no other action is legal
+
+
+class DecisionTag(StrEnum):
+    """The kind of a decision in `Move.decisions`: its token's prefix in the notation."""
+
+    RETURN = "-"
+    NOBLE = "n"
+    JOKER = "j"
+    HOLD = "h"
+    FREE = "f"
+    DISCARD = "d"
+    PLACE = "t"
+    SH_MOVE = "m"
+    REMOVE = "x"
+    CONQUER = "b"
+    GEM = "+"
+    CITY = "c"
+
+
+TAKE, RESERVE, RESERVE_DECK, BUY, PASS = MoveKind
+RETURN, NOBLE, JOKER, HOLD, FREE, DISCARD, PLACE, SH_MOVE, REMOVE, CONQUER, GEM, CITY = DecisionTag
 
 #: the module each decision belongs to (None: the base game)
 TAG_MODULE = {RETURN: None, NOBLE: None, JOKER: "orient", HOLD: "orient", FREE: "orient", DISCARD: "orient",
@@ -47,6 +89,9 @@ _ACTION = re.compile(r"\+(?P<take>[a-z]+)|r(?P<reserve>[0-9]+)|rL(?P<level>[0-9]
 _DECISION = re.compile(r"-(?P<ret>.+)|n(?P<n>[0-9]+)|j(?P<j>[a-z]+)|h(?P<h>[0-9]+)|f(?P<f>[0-9]+)|d(?P<d>[0-9]+)"
                        r"|t(?P<t>[0-9]+)|m(?P<m1>[0-9]+):(?P<m2>[0-9]+)|x(?P<x>[0-9]+)|b(?P<b>[0-9]+)"
                        r"|\+(?P<gem>[a-z]+)|c(?P<c>[0-9]+)")
+#: the longest move text read: a whole turn with every decision a module allows is under 40
+#: characters, so a longer text is not a move (and its error never echoes it whole)
+MAX_CHARS = 100
 _EXPECTED = "(expected -tokens, then n<noble>; docs/NOTATION.md lists the module decisions and their order)"
 
 
@@ -67,7 +112,7 @@ def _card(card: int, what: str) -> int:
     return card
 
 
-def _fragment(tag: str, value) -> str:
+def _fragment(tag: DecisionTag, value) -> str:
     if tag == RETURN:
         return "-" + "".join(LETTERS[c] for c in value)
     if tag in (JOKER, GEM):
@@ -77,7 +122,7 @@ def _fragment(tag: str, value) -> str:
     return f"{tag}{value}"
 
 
-def _insert(decisions: tuple, tag: str, value) -> tuple:
+def _insert(decisions: tuple, tag: DecisionTag, value) -> tuple:
     """`decisions` with (tag, value) added at its place: after every decision that comes before it."""
     rank = _RANK.get(tag, 0)
     i = len(decisions)
@@ -95,17 +140,22 @@ class Move:
     `orient=True` makes a `RESERVE_DECK` move a blind reserve from an Orient deck (`rO<level>`).
     """
 
-    kind: str
+    kind: MoveKind
     gems: tuple[int, ...]      # take: colour indices in order; (c, c) takes two of c
     card: int | None           # reserve / buy: card id
     level: int | None          # reserve_deck: 1-3
     orient: bool               # reserve_deck: from the Orient deck of that level
-    decisions: tuple[tuple, ...]
+    decisions: tuple[tuple[DecisionTag, Any], ...]
 
-    def __init__(self, kind: str, gems: tuple[int, ...] = (), card: int | None = None, level: int | None = None,
-                 returns: tuple[int, ...] = (), noble: int | None = None, *, orient: bool = False,
-                 decisions: tuple = ()):
-        decisions = tuple((t, tuple(v) if isinstance(v, list) else v) for t, v in decisions)
+    def __init__(self, kind: MoveKind | str, gems: tuple[int, ...] = (), card: int | None = None,
+                 level: int | None = None, returns: tuple[int, ...] = (), noble: int | None = None, *,
+                 orient: bool = False, decisions: tuple = ()):
+        # the enums, whatever was given: a member and its string compare equal, hash alike, and
+        # print alike, so moves built either way are the same value
+        if kind.__class__ is not MoveKind:
+            kind = MoveKind(kind)
+        decisions = tuple((t if t.__class__ is DecisionTag else DecisionTag(t), tuple(v) if isinstance(v, list) else v)
+                          for t, v in decisions)
         if returns:
             decisions = _insert(decisions, RETURN, tuple(returns))
         if noble is not None:
@@ -119,7 +169,7 @@ class Move:
 
     # -- the decisions, by kind ------------------------------------------------------------------
 
-    def _find(self, tag: str):
+    def _find(self, tag: DecisionTag):
         for t, v in self.decisions:
             if t == tag:
                 return v
@@ -162,7 +212,7 @@ class Move:
         """The main action alone, without the decisions that followed it."""
         return Move(self.kind, self.gems, self.card, self.level, orient=self.orient)
 
-    def without(self, *tags: str) -> "Move":
+    def without(self, *tags: DecisionTag | str) -> "Move":
         """This move without its decisions of the given tags (e.g. `without("n", "c")`)."""
         return Move(self.kind, self.gems, self.card, self.level, orient=self.orient,
                     decisions=tuple(d for d in self.decisions if d[0] not in tags))
@@ -174,7 +224,10 @@ class Move:
         """Parse the notation of docs/NOTATION.md; raise NotationError naming the problem."""
         if not isinstance(text, str):
             raise NotationError(f"a move must be a string, not {type(text).__name__}")
-        parts = text.strip().split("/")
+        text = text.strip()
+        if len(text) > MAX_CHARS:
+            raise NotationError(f"{short(text)}: a move is at most {MAX_CHARS} characters, got {len(text)}")
+        parts = text.split("/")
         m = _ACTION.fullmatch(parts[0])
         if not m:
             raise NotationError(f"{text!r}: the action {parts[0]!r} is none of +gems, r<card>, rL<level>, "
@@ -255,7 +308,7 @@ def _parse_decision(text: str, part: str) -> tuple:
 
 def _check_order(text: str, move: Move, decisions: tuple) -> None:
     """The context-free shape of a turn's decisions (docs/MODULES.md, "A turn")."""
-    modules = {TAG_MODULE[t] for t, _ in decisions} - {None}
+    modules = {m for t, _ in decisions if (m := TAG_MODULE[t]) is not None}
     if move.orient or (move.card is not None and move.card >= 90):
         modules.add("orient")
     if any(t == NOBLE for t, _ in decisions) and "cities" in modules:

@@ -17,30 +17,34 @@ purchase reveals): records replay that way. A View never does: it cannot know th
 """
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterator
 
 from . import position as pos
-from ._engine import Core
+from ._engine import (A_BASE_END, A_BUY_HAND, A_BUY_SLOT, A_CITY, A_CONQUER, A_DECLINE, A_FREE, A_GEM, A_HOLD,
+                      A_JOKER, A_NOBLE, A_PASS, A_RES_DECK, A_RES_SLOT, A_RETURN, A_SACRIFICE, A_SH_FROM,
+                      A_SH_PLACE, A_SH_REMOVE, A_SH_TO, A_TAKE1, A_TAKE2D, A_TAKE2S, A_TAKE3, END_CAP, END_POINTS,
+                      END_STALEMATE, NLEV, NSLOT, NUM_ACTIONS, Core)
 from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
-from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
+from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, loads, short
 from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
-                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
+                   RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, StrEnum, _fragment)
 
-# action-id layout of ext/splendor_ai/_engine.pxd
-A_TAKE3, A_TAKE2D, A_TAKE1, A_TAKE2S = 0, 10, 20, 25
-A_RES_SLOT, A_RES_DECK, A_BUY_SLOT, A_BUY_HAND, A_PASS = 30, 48, 54, 72, 75
-A_RETURN, A_NOBLE, A_BASE_END = 76, 82, 92
-A_JOKER, A_HOLD, A_FREE, A_SACRIFICE = 92, 97, 107, 125
-A_SH_PLACE, A_SH_FROM, A_SH_TO, A_SH_REMOVE = 245, 263, 281, 299
-A_CONQUER, A_DECLINE, A_GEM, A_CITY, NUM_ACTIONS = 317, 318, 319, 324, 338
-NSLOT, NLEV = 6, 3
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
-END_REASONS = {1: "points", 2: "cap", 3: "stalemate"}
+
+
+class Termination(StrEnum):
+    """Why a game ended (`Result.reason`). Members are strings ("points", ...), as in JSON."""
+
+    POINTS = "points"         # the normal end: the round someone reached 15 points (a city, in the Cities)
+    CAP = "cap"               # the safety cap on rounds: a draw
+    STALEMATE = "stalemate"   # every player passed in a row: a draw
+
+
+END_REASONS = {END_POINTS: Termination.POINTS, END_CAP: Termination.CAP, END_STALEMATE: Termination.STALEMATE}
 #: the Cities of Splendor modules (docs/MODULES.md); a game plays one at most
 MODULES = tuple(pos.MODULE_FLAGS)
 
@@ -55,21 +59,21 @@ class Config:
     modules: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if self.players not in (2, 3, 4):
-            raise ConfigError(f"players must be 2, 3 or 4, got {self.players!r}")
+        if not isinstance(self.players, int) or isinstance(self.players, bool) or self.players not in (2, 3, 4):
+            raise ConfigError(f"players must be 2, 3 or 4, got {short(self.players)}")
         if not isinstance(self.cap, int) or isinstance(self.cap, bool) or not 1 <= self.cap <= pos.MAX_CAP:
-            raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {self.cap!r}")
+            raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {short(self.cap)}")
         mods = self.modules
         if isinstance(mods, str):
             mods = (mods,)
         if not isinstance(mods, (tuple, list)):
-            raise ConfigError(f"modules must be a tuple of module names ({', '.join(MODULES)}), got {mods!r}")
+            raise ConfigError(f"modules must be a tuple of module names ({', '.join(MODULES)}), got {short(mods)}")
         mods = tuple(mods)
         for m in mods:
             if m not in MODULES:
-                raise ConfigError(f"unknown module {m!r}; the modules are {', '.join(MODULES)}")
+                raise ConfigError(f"unknown module {short(m)}; the modules are {', '.join(MODULES)}")
         if len(mods) > 1:
-            raise ConfigError(f"modules {', '.join(map(repr, mods))}: a game plays one module at most (each "
+            raise ConfigError(f"modules {short(mods)}: a game plays one module at most (each "
                               f"Cities of Splendor module is played on its own with the base game)")
         object.__setattr__(self, "modules", mods)
 
@@ -89,10 +93,10 @@ class Config:
     @classmethod
     def from_json(cls, obj) -> "Config":
         if not isinstance(obj, dict) or set(obj) - {"players", "cap", "modules"}:
-            raise ConfigError(f"config: expected an object with players, cap, modules; got {obj!r}")
+            raise ConfigError(f"config: expected an object with players, cap, modules; got {short(obj)}")
         mods = obj.get("modules", [])
         if not isinstance(mods, list):
-            raise ConfigError(f"config.modules: expected a list of module names, got {mods!r}")
+            raise ConfigError(f"config.modules: expected a list of module names, got {short(mods)}")
         return cls(obj.get("players", 2), obj.get("cap", pos.DEFAULT_CAP), tuple(mods))
 
 
@@ -103,14 +107,18 @@ class Result:
     game the normal end ("points") is the round the first city was claimed in, and the city
     holders rank first (docs/MODULES.md)."""
 
-    reason: str          # "points" (the normal end), "cap" or "stalemate"
+    reason: Termination
     points: tuple[int, ...]
     cards: tuple[int, ...]
     ranks: tuple[int, ...]   # 1 = best; ties (cities held, points, then fewest cards) share a rank
     winners: tuple[int, ...]
 
+    def __post_init__(self):
+        if self.reason.__class__ is not Termination:
+            object.__setattr__(self, "reason", Termination(self.reason))
+
     def to_json(self) -> dict:
-        return {"reason": self.reason, "points": list(self.points), "cards": list(self.cards),
+        return {"reason": self.reason.value, "points": list(self.points), "cards": list(self.cards),
                 "ranks": list(self.ranks), "winners": list(self.winners)}
 
 
@@ -126,7 +134,7 @@ def _result(core: Core) -> Result:
     points, cards = tuple(core.points()), tuple(core.ncards())
     ranks = _ranks(core, points, cards)
     reason = END_REASONS[core.over]
-    winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == "points" else ()
+    winners = tuple(i for i, r in enumerate(ranks) if r == 1) if reason == Termination.POINTS else ()
     return Result(reason, points, cards, ranks, winners)
 
 
@@ -486,7 +494,7 @@ def _card_phrase(card: int) -> str:
 
 
 def _token_phrase(tokens) -> str:
-    counts = {}
+    counts: dict[int, int] = {}
     for t in tokens:
         counts[t] = counts.get(t, 0) + 1
     return _join([f"{n} {TOKEN_NAMES[t]}" for t, n in sorted(counts.items())])
@@ -645,20 +653,13 @@ class State(_Game):
         if players is not None and config.players != players:
             raise ConfigError(f"players={players} disagrees with config.players={config.players}")
         if not isinstance(first_player, int) or not 0 <= first_player < config.players:
-            raise ConfigError(f"first_player must be a seat 0-{config.players - 1}, got {first_player!r}")
+            raise ConfigError(f"first_player must be a seat 0-{config.players - 1}, got {short(first_player)}")
         if seed is None:
             seed = random.SystemRandom().randrange(2 ** 63)
         if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
-            raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+            raise ConfigError(f"seed must be an integer in [0, 2**64), got {short(seed)}")
         st = cls.__new__(cls)
-        if config.modules:
-            try:
-                st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
-            except TypeError:
-                raise ConfigError(f"module {config.module!r}: this build of the engine does not play the "
-                                  f"Cities of Splendor modules yet") from None
-        else:
-            st._core = Core.new(config.players, seed, first_player, config.cap)
+        st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
         st._legal = None
         st._stack = []
         return st
@@ -670,10 +671,7 @@ class State(_Game):
     @classmethod
     def from_json(cls, obj) -> "State":
         if isinstance(obj, str):
-            try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as e:
-                raise PositionError(f"position JSON does not parse: {e}") from None
+            obj = loads(obj, PositionError, "position JSON does not parse: ")
         d = pos.from_json(obj)
         if _has_hidden(d):
             raise PositionError("the position hides cards: it is a seat's view, use View.from_json")
@@ -763,11 +761,15 @@ class State(_Game):
     def __repr__(self) -> str:
         return f"State({self.position()!r})"
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, State) and self.position() == other.position()
+    def key(self) -> str:
+        """A frozen, hashable key of the position (what `==` compares): a State changes with
+        `push` and `pop`, so it is not hashable itself (like chess.Board); put keys in sets."""
+        return self.position()
 
-    def __hash__(self) -> int:
-        return hash(self.position())
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class View(_Game):
@@ -788,17 +790,14 @@ class View(_Game):
     @classmethod
     def from_json(cls, obj, seat: int | None = None) -> "View":
         if isinstance(obj, str):
-            try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as e:
-                raise PositionError(f"position JSON does not parse: {e}") from None
+            obj = loads(obj, PositionError, "position JSON does not parse: ")
         return cls._from_fields(pos.from_json(obj), seat)
 
     @classmethod
     def _from_fields(cls, d: dict, seat: int | None) -> "View":
         seat = d["to_move"] if seat is None else seat
         if not isinstance(seat, int) or not 0 <= seat < d["players"]:
-            raise PositionError(f"seat must be 0-{d['players'] - 1}, got {seat!r}")
+            raise PositionError(f"seat must be 0-{d['players'] - 1}, got {short(seat)}")
         core = _core_of(d)
         # a view never holds a deck order, even when the text gave one; a true position (no '?')
         # is read as the game itself, so the view of it is State(text).view(seat)

@@ -183,8 +183,9 @@ def test_bad_input_one_line_errors(name, argv, message, tmp_path, capsys):
     assert err.startswith(f"{name}.py: error: ") and message in err and "\n" not in err
 
 
+@pytest.mark.ray
 def test_bad_ray_address(tmp_path, capsys):
-    pytest.importorskip("ray")
+    import ray  # noqa: F401  (the `ray` marker's run installs it: pip install -e '.[ray]')
     for address, message in [("nohost", "--ray 'nohost': expected 'local', 'auto' or HOST:PORT"),
                              ("127.0.0.1:1", "cannot reach the Ray cluster at '127.0.0.1:1'")]:
         assert call("tournament", "random", "greedy", "--ray", address, "--out", tmp_path / "o") == 2

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from handmade import seat2, spn, spn2
-from splendor_ai import Config, ConfigError, Move, NotationError, PositionError
+from splendor_ai import Config, ConfigError, Move, NotationError, PositionError, State
 from splendor_ai import position as pos
 from splendor_ai.cards import CARDS, CITIES, POSTS
 from splendor_ai.move import BUY, CITY, CONQUER, GEM, JOKER, NOBLE, RESERVE_DECK, RETURN, SH_MOVE
@@ -469,21 +469,34 @@ def test_move_keys(text, expected):
         assert keys.line_to_moves(ks + ([noble] if noble else [])) == [text]
 
 
-def test_key_constants_mirror_the_engine_header():
-    from pathlib import Path
-    import re
-    pxd = (Path(__file__).resolve().parent.parent / "ext" / "splendor_ai" / "_engine.pxd").read_text()
-    consts = dict((k, int(v)) for k, v in re.findall(r"^\s+([A-Z_0-9]+) = ([0-9]+)", pxd, re.M))
-    for name in ("A_TAKE2D", "A_TAKE1", "A_TAKE2S", "A_RES_SLOT", "A_RES_DECK", "A_PASS", "A_RETURN", "A_NOBLE",
-                 "A_BASE_END", "A_JOKER", "A_HOLD", "A_FREE", "A_SACRIFICE", "A_CONQUER", "A_DECLINE", "A_GEM",
-                 "A_CITY", "KEY_RESERVE", "KEY_BUY", "KEY_FREE", "KEY_SH_PLACE", "KEY_SH_FROM", "KEY_SH_TO",
-                 "KEY_SH_REMOVE", "NKEYS"):
-        assert getattr(keys, name) == consts[name], name
+def test_action_ids_and_keys_are_the_engines_blocks():
+    """The engine numbers actions and tree keys once (the enum of _engine.pxd, exported by the
+    compiled module): consecutive blocks of the sizes the decoders of state.py and
+    players/keys.py assume, and a fresh game's actions decode to its legal moves both ways."""
+    from splendor_ai import _engine as E
     from splendor_ai import state
-    for name in ("A_RES_SLOT", "A_RES_DECK", "A_BUY_SLOT", "A_BUY_HAND", "A_PASS", "A_RETURN", "A_NOBLE",
-                 "A_JOKER", "A_HOLD", "A_FREE", "A_SACRIFICE", "A_SH_PLACE", "A_SH_FROM", "A_SH_TO", "A_SH_REMOVE",
-                 "A_CONQUER", "A_DECLINE", "A_GEM", "A_CITY", "NUM_ACTIONS"):
-        assert getattr(state, name) == consts[name], name
+    market = E.NLEV * E.NSLOT
+    blocks = [("A_TAKE3", 10), ("A_TAKE2D", 10), ("A_TAKE1", E.NCOL), ("A_TAKE2S", E.NCOL),
+              ("A_RES_SLOT", market), ("A_RES_DECK", E.NDECK), ("A_BUY_SLOT", market), ("A_BUY_HAND", E.MAXRES),
+              ("A_PASS", 1), ("A_RETURN", E.NTOK), ("A_NOBLE", E.NNOBLES), ("A_JOKER", E.NCOL),
+              ("A_HOLD", E.NNOBLES), ("A_FREE", market), ("A_SACRIFICE", E.NCARDS), ("A_SH_PLACE", market),
+              ("A_SH_FROM", market), ("A_SH_TO", market), ("A_SH_REMOVE", market), ("A_CONQUER", 1),
+              ("A_DECLINE", 1), ("A_GEM", E.NCOL), ("A_CITY", E.NCITIES)]
+    blocks += [(k, E.NCARDS) for k in ("KEY_RESERVE", "KEY_BUY", "KEY_FREE", "KEY_SH_PLACE", "KEY_SH_FROM",
+                                       "KEY_SH_TO", "KEY_SH_REMOVE")]
+    start = 0
+    for name, size in blocks:
+        assert getattr(E, name) == start, name
+        start += size
+    assert start == E.NKEYS and E.KEY_RESERVE == E.NUM_ACTIONS and E.A_BASE_END == E.A_JOKER
+    assert (len(state.TAKE3), len(state.TAKE2)) == (10, 10)
+    for seed in range(3):
+        st = State.new(2, seed=seed)
+        core = st._core
+        acts = core.legal_actions()
+        assert len(acts) == len(st.legal_moves) == 10 + 5 + 12 + 3   # takes, reserves (face up, decks)
+        assert {keys.fragment(core.action_key(a)) for a in acts} == {str(m) for m in st.legal_moves}
+        assert {state._main_move(core.to_dict(), a) for a in acts} == set(st.legal_moves)
 
 
 def test_data_used_by_the_positions():

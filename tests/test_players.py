@@ -1,7 +1,7 @@
 """The AI players: forced wins, reproducibility, hidden information, smoke games, a small strength check."""
 import pytest
 
-from handmade import seat, spn
+from handmade import seat, seat2, spn, spn2
 from splendor_ai import State
 from splendor_ai.errors import ConfigError
 from splendor_ai.match import play_game
@@ -27,35 +27,112 @@ BUY_TO_WIN_3P = spn(3, seats=[seat(cards=[73, 77, 81]), seat(cards=[70]),
                     to_move=2, first=0, turn=62, final=1)
 
 
+# Cities of Splendor modules: the last turn of the game, seat 1 to move; exactly one way (up to
+# stronghold placements) to win, and it needs the module's rules --------------------------------------------
+
+# Orient: buy #110 (take_l2, 0 points) and take #45 (3 points) free: 13 + 3 = 16 beats 15. No card
+# worth 3 is affordable otherwise.
+ORIENT_WIN = spn2("orient", seats=[seat2(cards=[73, 77, 81]), seat2("042001", cards=[72, 76, 80, 7])],
+                  market=[None, [42, 45, 43, 44, 100, 105], [70, 74, 78, 82, 110, 115]],
+                  to_move=1, first=0, turn=41, final=1)
+# Cities: seat 0 holds city 4 (13 points, 7 cards), so this is the last turn. Seat 1 (13 points)
+# meets city 6 (11 prestige, 3w 3b 3r 3k) with one more black card and must also out-score seat
+# 0: only #39 (1 point) does; a 0-point black card ties on points and loses on cards.
+CITIES_WIN = spn2("cities", seats=[seat2(cards=[72, 73, 0, 1, 84, 24, 25], cities=[4]),
+                                   seat2("111110", cards=[71, 2, 3, 75, 8, 15, 26, 27, 28, 87, 36])],
+                  market=[[37, 39, 4, 5], None, None], cities=(4, 6, 10), to_move=1, first=0, turn=41, final=1)
+# Trading posts: seat 1 (13 points: cards and noble 2) has 4 green bonuses and a noble; a fifth
+# green card (#19) brings power 3, worth 5: 18. Nothing else reaches 16.
+POSTS_WIN = spn2("posts", seats=[seat2(cards=[73, 77, 81]),
+                                 seat2("110010", cards=[57, 56, 16, 17, 63, 60, 24, 25], nobles=[2])],
+                 market=[[18, 19, 0, 1], None, None], to_move=1, first=0, turn=41, final=1)
+# Strongholds: seat 1 (10 points) has all 3 strongholds on #72 (4 points). It must buy a 2-point
+# card, spend that purchase's stronghold action removing seat 0's stronghold from #70 (moving one
+# of its own would break the three), then conquer #72: 16.
+SH_WIN = spn2("strongholds", seats=[seat2(cards=[73, 77, 81]), seat2("000330", cards=[69, 67, 66, 32, 63, 24])],
+              market=[None, [40, 41, 43, 44], [70, 72, 74, 75]], strongholds={72: (1, 3), 70: (0, 1)},
+              to_move=1, first=0, turn=41, final=1)
+
+MODULE_FORCED = {"orient": (ORIENT_WIN, {"b110/f45"}), "cities": (CITIES_WIN, {"b39/c6"}), "posts": (POSTS_WIN, {"b19"}),
+          "strongholds": (SH_WIN, None)}
+
+
+#: the forced wins: (position, the winning moves (None: see test_forced_win_positions), whether a
+#: search is sure of it, value 1)
+FORCED = {"buy": (BUY_TO_WIN, {"b45"}, True), "noble": (NOBLE_TO_WIN, {"b17/n5"}, True),
+          "buy-3p": (BUY_TO_WIN_3P, {"b45"}, True),
+          **{module: (text, wins, False) for module, (text, wins) in MODULE_FORCED.items()}}
+MODULE_SEARCH_SPECS = ["mcts(iterations=300)", "mcts(iterations=300,mode='pimc',dets=4)",
+                       "expectimax(depth=1)", "expectimax(depth=2)"]
+
+
 def winning_moves(st: State) -> set[str]:
+    """The legal moves that win for the last seat: whole turns that end the game with it as the
+    winner, and first steps of two-step turns (docs/RULES.md) with a winning second step."""
     out = set()
     for m in st.legal_moves:
         st.push(m)
+        if st.partial_move is not None and winning_moves(st):
+            out.add(str(m))
         if st.is_over() and st.result().winners == (st.players - 1,):
             out.add(str(m))
         st.pop()
     return out
 
 
-@pytest.mark.parametrize("position,expected", [(BUY_TO_WIN, "b45"), (NOBLE_TO_WIN, "b17/n5"),
-                                               (BUY_TO_WIN_3P, "b45")])
-@pytest.mark.parametrize("spec", SEARCH_SPECS + ["greedy"])
-def test_forced_win_is_found(position, expected, spec):
-    st = State(position)
-    assert winning_moves(st) == {expected}
+@pytest.mark.parametrize("case", list(FORCED))
+def test_forced_win_positions(case):
+    text, expected, _ = FORCED[case]
+    st = State(text)
+    if case in MODULE_FORCED:
+        assert st.module == case
+    wins = winning_moves(st)
+    if expected is not None:
+        assert wins == expected
+    else:   # a two-step turn: b43 or b44, then every stronghold placement after the conquest wins
+        assert wins == {"b43", "b44"}
+        for first in wins:
+            st.push(first)
+            after = winning_moves(st)
+            assert after and all(w.split("/")[:3] == [first, "x70", "b72"] for w in after)
+            assert len(after) < len(st.legal_moves)
+            st.pop()
+    assert len(wins) < len(st.legal_moves)
+
+
+@pytest.mark.parametrize("case, spec", [(case, spec) for case in ("buy", "noble", "buy-3p")
+                                        for spec in SEARCH_SPECS + ["greedy"]]
+                         + [(module, spec) for module in MODULE_FORCED for spec in ["greedy"] + MODULE_SEARCH_SPECS])
+def test_forced_win_is_found(case, spec):
+    text, _, sure = FORCED[case]
+    st = State(text)
     player = make_player(spec, seed=11)
-    decision = player.choose(st.view())
-    assert str(decision.move) == expected
-    if spec != "greedy":
-        best = decision.info.moves[0]
-        assert best.value == pytest.approx(1.0)
-        assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
+    while True:   # a two-step turn asks twice: its first step, then the rest
+        wins = winning_moves(st)
+        decision = player.choose(st.view())
+        assert str(decision.move) in wins
+        if spec != "greedy":
+            best = decision.info.moves[0]
+            if sure:
+                assert best.value == pytest.approx(1.0)
+            else:
+                assert best.value > 0.9
+            if len(wins) == 1:
+                assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
+        st.push(decision.move)
+        if st.partial_move is None:
+            break
+    assert st.is_over() and st.result().winners == (st.players - 1,)
     player.close()
 
 
 def info_json(decision):
+    """A search's report without its timings."""
     d = decision.info.to_json()
     d.pop("seconds")
+    d.pop("nodesPerS", None)
+    d.pop("cpuSeconds", None)
+    d.pop("depthSeconds", None)
     return d
 
 

@@ -1,107 +1,22 @@
 """The AI players in the Cities of Splendor modules (docs/MODULES.md): smoke games at 2-4 players,
-reproducibility, hidden information (the Orient decks and blind reserves from them), forced wins
-that need the module's rules, and the module terms of the evaluation and the action scores."""
+reproducibility, hidden information (the Orient decks and blind reserves from them), and the module
+terms of the evaluation and the action scores (the forced wins that need a module's rules are in
+tests/test_players.py, with the base game's)."""
 import pytest
 
-from handmade import seat2, spn2
 from splendor_ai import State
 from splendor_ai import _policy
 from splendor_ai.match import play_game
 from splendor_ai.players import make_player
 from splendor_ai.players.evaluation import DEFAULT_WEIGHTS, MODULE_WEIGHTS, evaluate
 from splendor_ai.state import Config
+from test_players import CITIES_WIN, FORCED, ORIENT_WIN, SH_WIN, info_json
 
 MODULES = ("cities", "orient", "posts", "strongholds")
 SPECS = ["random", "greedy", "mcts(iterations=60)", "expectimax(depth=1)"]
-SEARCH_SPECS = ["mcts(iterations=300)", "mcts(iterations=300,mode='pimc',dets=4)",
-                "expectimax(depth=1)", "expectimax(depth=2)"]
-
 
 def config(module, players=2):
     return Config(players=players, modules=(module,))
-
-
-# -- forced wins: the last turn of the game, seat 1 to move; exactly one way (up to stronghold
-# placements) to win, and it needs the module's rules --------------------------------------------
-
-# Orient: buy #110 (take_l2, 0 points) and take #45 (3 points) free: 13 + 3 = 16 beats 15. No card
-# worth 3 is affordable otherwise.
-ORIENT_WIN = spn2("orient", seats=[seat2(cards=[73, 77, 81]), seat2("042001", cards=[72, 76, 80, 7])],
-                  market=[None, [42, 45, 43, 44, 100, 105], [70, 74, 78, 82, 110, 115]],
-                  to_move=1, first=0, turn=41, final=1)
-# Cities: seat 0 holds city 4 (13 points, 7 cards), so this is the last turn. Seat 1 (13 points)
-# meets city 6 (11 prestige, 3w 3b 3r 3k) with one more black card and must also out-score seat
-# 0: only #39 (1 point) does; a 0-point black card ties on points and loses on cards.
-CITIES_WIN = spn2("cities", seats=[seat2(cards=[72, 73, 0, 1, 84, 24, 25], cities=[4]),
-                                   seat2("111110", cards=[71, 2, 3, 75, 8, 15, 26, 27, 28, 87, 36])],
-                  market=[[37, 39, 4, 5], None, None], cities=(4, 6, 10), to_move=1, first=0, turn=41, final=1)
-# Trading posts: seat 1 (13 points: cards and noble 2) has 4 green bonuses and a noble; a fifth
-# green card (#19) brings power 3, worth 5: 18. Nothing else reaches 16.
-POSTS_WIN = spn2("posts", seats=[seat2(cards=[73, 77, 81]),
-                                 seat2("110010", cards=[57, 56, 16, 17, 63, 60, 24, 25], nobles=[2])],
-                 market=[[18, 19, 0, 1], None, None], to_move=1, first=0, turn=41, final=1)
-# Strongholds: seat 1 (10 points) has all 3 strongholds on #72 (4 points). It must buy a 2-point
-# card, spend that purchase's stronghold action removing seat 0's stronghold from #70 (moving one
-# of its own would break the three), then conquer #72: 16.
-SH_WIN = spn2("strongholds", seats=[seat2(cards=[73, 77, 81]), seat2("000330", cards=[69, 67, 66, 32, 63, 24])],
-              market=[None, [40, 41, 43, 44], [70, 72, 74, 75]], strongholds={72: (1, 3), 70: (0, 1)},
-              to_move=1, first=0, turn=41, final=1)
-
-FORCED = {"orient": (ORIENT_WIN, {"b110/f45"}), "cities": (CITIES_WIN, {"b39/c6"}), "posts": (POSTS_WIN, {"b19"}),
-          "strongholds": (SH_WIN, None)}
-
-
-def winning_moves(st: State) -> set[str]:
-    """The legal moves that win for the last seat: whole turns that end the game with it as the
-    winner, and first steps of two-step turns (docs/RULES.md) with a winning second step."""
-    out = set()
-    for m in st.legal_moves:
-        st.push(m)
-        if st.partial_move is not None and winning_moves(st):
-            out.add(str(m))
-        if st.is_over() and st.result().winners == (st.players - 1,):
-            out.add(str(m))
-        st.pop()
-    return out
-
-
-@pytest.mark.parametrize("module", MODULES)
-def test_forced_win_positions(module):
-    text, expected = FORCED[module]
-    st = State(text)
-    assert st.module == module
-    wins = winning_moves(st)
-    if expected is not None:
-        assert wins == expected
-    else:   # a two-step turn: b43 or b44, then every stronghold placement after the conquest wins
-        assert wins == {"b43", "b44"}
-        for first in wins:
-            st.push(first)
-            after = winning_moves(st)
-            assert after and all(w.split("/")[:3] == [first, "x70", "b72"] for w in after)
-            assert len(after) < len(st.legal_moves)
-            st.pop()
-    assert len(wins) < len(st.legal_moves)
-
-
-@pytest.mark.parametrize("spec", ["greedy"] + SEARCH_SPECS)
-@pytest.mark.parametrize("module", MODULES)
-def test_forced_win_is_found(module, spec):
-    st = State(FORCED[module][0])
-    player = make_player(spec, seed=11)
-    while True:   # a two-step turn asks twice: its first step, then the rest
-        wins = winning_moves(st)
-        decision = player.choose(st.view())
-        assert str(decision.move) in wins
-        if spec != "greedy":
-            assert decision.info.moves[0].value > 0.9
-            if len(wins) == 1:
-                assert all(m.value <= 0.5 for m in decision.info.moves[1:] if m.visits)
-        st.push(decision.move)
-        if st.partial_move is None:
-            break
-    assert st.is_over() and st.result().winners == (1,)
-    player.close()
 
 
 # -- smoke games and reproducibility ------------------------------------------------------------------
@@ -130,15 +45,6 @@ def mid_game(module, players=2, turns=12, seed=3) -> State:
         else:
             st.push(greedy.choose(st.view()).move)
     return st
-
-
-def info_json(decision):
-    d = decision.info.to_json()
-    d.pop("seconds")
-    d.pop("nodesPerS", None)
-    d.pop("cpuSeconds", None)
-    d.pop("depthSeconds", None)
-    return d
 
 
 @pytest.mark.parametrize("module", MODULES)

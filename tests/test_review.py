@@ -300,3 +300,16 @@ def test_review_command(tmp_path):
         p = subprocess.run([sys.executable, "-m", "splendor_ai", "review", str(recs), "--no-progress", *args],
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr, (args, p.stderr)
+
+
+def test_ray_gives_the_same_reviews():
+    ray = pytest.importorskip("ray")
+    recs = [greedy_record(15, moves=3), greedy_record(16, moves=2)]
+    expected = [review(r, LIMIT, spec=SPEC).to_json() for r in recs]
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    try:
+        got = review_records(recs, LIMIT, spec=SPEC, ray="local", progress=False)
+        assert ray.is_initialized()                 # a Ray it did not start is left running
+    finally:
+        ray.shutdown()
+    assert [r.to_json() for r in got] == expected

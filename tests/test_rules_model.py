@@ -9,7 +9,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import rules_model  # noqa: E402
-from rules_model import CARDS, Model  # noqa: E402
+from rules_model import ALL_CARDS, CARDS, CITIES, NOBLES, Model  # noqa: E402
 
 
 SUPPLY = {2: 4, 3: 5, 4: 7}
@@ -20,55 +20,99 @@ def ids(first, last, skip=()):
     return ".".join(str(card_id) for card_id in range(first, last + 1) if card_id not in skip)
 
 
+def card_points(model, seat_model):
+    """Points recomputed from the data tables (cards, nobles, trading posts)."""
+    total = sum(ALL_CARDS[card_id].points for card_id in seat_model.cards)
+    total += sum(NOBLES[noble_id].points for noble_id in seat_model.nobles)
+    if 3 in seat_model.posts:
+        total += 5
+    if 4 in seat_model.posts:
+        total += len(seat_model.posts)
+    return total
+
+
 def check_invariants(model):
-    """Token conservation and every card in exactly one place."""
+    """Token conservation, every card in exactly one place (the Orient's out-of-game pile
+    included), nobles or cities accounted for, strongholds hand + board = 3, jokers, points."""
     gems = SUPPLY[model.players]
     for colour in range(6):
-        total = model.bank[colour] + sum(seat.tokens[colour] for seat in model.seats)
+        total = model.bank[colour] + sum(s.tokens[colour] for s in model.seats)
         assert total == (5 if colour == 5 else gems)
         assert model.bank[colour] >= 0
-    for seat in model.seats:
-        assert sum(seat.tokens) <= 10
-        assert min(seat.tokens) >= 0
-        assert len(seat.reserved) <= 3
-    places = []
+    for s in model.seats:
+        assert sum(s.tokens) <= 10 and min(s.tokens) >= 0 and len(s.reserved) <= 3
+    places = list(model.discard)
     for row in model.market:
+        assert len(row) == model.nslots
         places.extend(card_id for card_id in row if card_id is not None)
     for deck in model.decks:
         places.extend(deck)
-    for seat in model.seats:
-        places.extend(seat.cards)
-        places.extend(seat.reserved_ids())
-    assert sorted(places) == list(range(90))
+    for s in model.seats:
+        places.extend(s.cards)
+        places.extend(s.reserved_ids())
+    universe = 120 if model.module == "orient" else 90
+    assert sorted(places) == list(range(universe))
     nobles = list(model.nobles)
-    for seat in model.seats:
-        nobles.extend(seat.nobles)
-    assert len(nobles) == len(set(nobles)) == model.players + 1
+    for s in model.seats:
+        nobles.extend(s.nobles)
+        nobles.extend(s.held)
+    if model.module == "cities":
+        assert nobles == []
+        cities = list(model.cities)
+        for s in model.seats:
+            cities.extend(s.cities)
+        assert len(cities) == len({CITIES[c].tile for c in cities}) == 3
+        assert model.final == (1 if any(s.cities for s in model.seats) else 0)
+    else:
+        assert len(nobles) == len(set(nobles)) == model.players + 1
+    if model.module == "strongholds":
+        face_up = model._market_card_ids()
+        for card_id, (owner, count) in model.strongholds.items():
+            assert card_id in face_up and 1 <= count <= 3 and 0 <= owner < model.players
+        for index, s in enumerate(model.seats):
+            on_board = sum(c for o, c in model.strongholds.values() if o == index)
+            assert s.sh_hand + on_board == 3
+    else:
+        assert model.strongholds == {}
+    if model.module == "orient":
+        for s in model.seats:
+            assert sorted(s.jokers) == [c for c in s.cards if ALL_CARDS[c].kind == "joker"]
+    for s in model.seats:
+        assert s.points() == card_points(model, s)
 
 
-def play_random_game(players, seed, cap=100):
-    """Play one seeded random game, checking round-trip and invariants every turn."""
-    rng = random.Random(seed * 1000 + players)
-    model = Model.new(players, seed, first_player=seed % players, cap=cap)
+def play_random_game(module, players, seed, cap=100):
+    """Play one seeded random game, checking the position's round trip (and, in the base game,
+    that the parsed position lists the same moves) and the invariants every turn; favour
+    purchases so that games reach the end by points. Returns the model and the decision tokens
+    seen in the legal moves."""
+    base = module is None
+    rng = random.Random(seed * (1000 if base else 100) + players)
+    model = Model.new(players, seed, first_player=seed % players, cap=cap, module=module)
+    seen_tokens = set()
     while True:
         text = model.position()
+        if not base:
+            assert text.startswith("SPN2 %d:%s" % (players, module))
         again = Model.from_position(text)
         assert again.position() == text
         check_invariants(model)
         moves = model.legal_moves()
         if model.is_over():
             assert moves == set()
-            return model
+            return model, seen_tokens
         assert moves, text
-        assert again.legal_moves() == moves
+        if base:
+            assert again.legal_moves() == moves
+        for move in moves:
+            for token in move.split("/")[1:]:
+                seen_tokens.add(token[0] if token[0] != "+" else "+")
         ordered = sorted(moves)
         buys = [move for move in ordered if move.startswith("b")]
-        # Favour purchases so that games reach 15 points and end by points.
-        if buys and rng.random() < 0.7:
-            move = rng.choice(buys)
-        else:
-            move = rng.choice(ordered)
+        move = rng.choice(buys) if buys and rng.random() < (0.7 if base else 0.9) else rng.choice(ordered)
+        before = model.turn
         model.apply(move)
+        assert model.turn == before + 1
 
 
 def test_random_games_round_trip_and_invariants():
@@ -76,7 +120,7 @@ def test_random_games_round_trip_and_invariants():
     for players in (2, 3, 4):
         for seed in range(4):
             cap = 100 if seed < 3 else 8
-            model = play_random_game(players, seed, cap)
+            model, _ = play_random_game(None, players, seed, cap)
             result = model.result()
             reasons.add(result["reason"])
             assert len(result["points"]) == players

@@ -10,8 +10,9 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rules_model import (ALL_CARDS, CARDS, CITIES, NOBLES, ORIENT_CARDS,  # noqa: E402
+from rules_model import (CARDS, CITIES, ORIENT_CARDS,  # noqa: E402
                          Model)
+from test_rules_model import check_invariants, play_random_game  # noqa: E402
 
 
 SUPPLY = {2: 4, 3: 5, 4: 7}
@@ -90,90 +91,6 @@ def starting(moves, prefix):
 # ---------------------------------------------------------------------------
 # Invariants and random games
 # ---------------------------------------------------------------------------
-
-def card_points(model, seat_model):
-    """Points recomputed from the data tables (cards, nobles, trading posts)."""
-    total = sum(ALL_CARDS[card_id].points for card_id in seat_model.cards)
-    total += sum(NOBLES[noble_id].points for noble_id in seat_model.nobles)
-    if 3 in seat_model.posts:
-        total += 5
-    if 4 in seat_model.posts:
-        total += len(seat_model.posts)
-    return total
-
-
-def check_invariants(model):
-    gems = SUPPLY[model.players]
-    for colour in range(6):
-        total = model.bank[colour] + sum(s.tokens[colour] for s in model.seats)
-        assert total == (5 if colour == 5 else gems)
-        assert model.bank[colour] >= 0
-    for s in model.seats:
-        assert sum(s.tokens) <= 10 and min(s.tokens) >= 0 and len(s.reserved) <= 3
-    places = list(model.discard)
-    for row in model.market:
-        assert len(row) == model.nslots
-        places.extend(card_id for card_id in row if card_id is not None)
-    for deck in model.decks:
-        places.extend(deck)
-    for s in model.seats:
-        places.extend(s.cards)
-        places.extend(s.reserved_ids())
-    universe = 120 if model.module == "orient" else 90
-    assert sorted(places) == list(range(universe))
-    nobles = list(model.nobles)
-    for s in model.seats:
-        nobles.extend(s.nobles)
-        nobles.extend(s.held)
-    if model.module == "cities":
-        assert nobles == []
-        cities = list(model.cities)
-        for s in model.seats:
-            cities.extend(s.cities)
-        assert len(cities) == len({CITIES[c].tile for c in cities}) == 3
-        assert model.final == (1 if any(s.cities for s in model.seats) else 0)
-    else:
-        assert len(nobles) == len(set(nobles)) == model.players + 1
-    if model.module == "strongholds":
-        face_up = model._market_card_ids()
-        for card_id, (owner, count) in model.strongholds.items():
-            assert card_id in face_up and 1 <= count <= 3 and 0 <= owner < model.players
-        for index, s in enumerate(model.seats):
-            on_board = sum(c for o, c in model.strongholds.values() if o == index)
-            assert s.sh_hand + on_board == 3
-    else:
-        assert model.strongholds == {}
-    if model.module == "orient":
-        for s in model.seats:
-            assert sorted(s.jokers) == [c for c in s.cards if ALL_CARDS[c].kind == "joker"]
-    for s in model.seats:
-        assert s.points() == card_points(model, s)
-
-
-def play_random_game(module, players, seed, cap=100):
-    rng = random.Random(seed * 100 + players)
-    model = Model.new(players, seed, first_player=seed % players, cap=cap, module=module)
-    seen_tokens = set()
-    while True:
-        text = model.position()
-        assert text.startswith("SPN2 %d:%s" % (players, module))
-        assert Model.from_position(text).position() == text
-        check_invariants(model)
-        moves = model.legal_moves()
-        if model.is_over():
-            assert moves == set()
-            return model, seen_tokens
-        assert moves
-        for move in moves:
-            for token in move.split("/")[1:]:
-                seen_tokens.add(token[0] if token[0] != "+" else "+")
-        ordered = sorted(moves)
-        buys = [move for move in ordered if move.startswith("b")]
-        move = rng.choice(buys) if buys and rng.random() < 0.9 else rng.choice(ordered)
-        before = model.turn
-        model.apply(move)
-        assert model.turn == before + 1
-
 
 EXPECTED_DECISIONS = {
     "cities": {"-", "c"},

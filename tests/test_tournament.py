@@ -257,8 +257,9 @@ def test_forfeits_are_recorded(tmp_path):
         assert o.kind == "forfeit" and o.scores == (0, 1)
 
 
+@pytest.mark.ray
 def test_ray_and_processes_give_the_same_records(tmp_path):
-    ray = pytest.importorskip("ray")
+    import ray   # the `ray` marker's run installs it: pip install -e '.[ray]'
     games = schedule(round_robin(SPECS, 2), deals(1, seed=11), Settings(players=2)) + \
         schedule([versus("mcts(iterations=10)", "greedy", 3)], [11], Settings(players=3))
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, logging_level="WARNING")

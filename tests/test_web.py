@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("fastapi", reason="the web UI needs fastapi (pip install -e '.[test]')")
-pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (pip install -e '.[test]')")
 
 with warnings.catch_warnings():   # Starlette >= 1.x prefers httpx2 for its test client; httpx still works
     warnings.simplefilter("ignore")

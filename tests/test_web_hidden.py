@@ -19,8 +19,6 @@ import warnings
 
 import pytest
 
-pytest.importorskip("fastapi", reason="the web UI needs fastapi (pip install -e '.[test]')")
-pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (pip install -e '.[test]')")
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

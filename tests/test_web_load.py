@@ -15,8 +15,7 @@ import time
 
 import pytest
 
-pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e .)")
-httpx = pytest.importorskip("httpx", reason="httpx is not installed (pip install -e '.[test]')")
+import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
 from splendor_ai.interfaces.web.app import create_app  # noqa: E402

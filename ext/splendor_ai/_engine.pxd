@@ -3,7 +3,9 @@
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-cdef enum:
+# `cpdef`: besides the C constants the kernels cimport, the compiled module exports each name as a
+# Python int (splendor_ai._engine.A_PASS, ...), so the Python layer reads the layout from here
+cpdef enum:
     NCOL = 5          # gem colours: white, blue, green, red, black
     NTOK = 6          # + gold
     GOLD = 5
@@ -195,6 +197,19 @@ ctypedef struct Tables:
     int8_t post_nobles[NPOSTS]
     uint64_t cost8[NCARDS]      # cost, packed (see have8)
     uint64_t noble8[NNOBLES]    # noble_req, packed
+
+
+cdef extern from *:
+    int ctz "__builtin_ctz"(unsigned int x) nogil    # the index of the lowest set bit (x != 0)
+
+
+cdef inline int popcount8(unsigned int x) noexcept nogil:
+    """The number of set bits of a small mask (module flags, trading-post powers)."""
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
 
 
 cdef inline int slot_card(const State* s, int i) noexcept nogil:

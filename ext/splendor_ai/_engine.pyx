@@ -8,9 +8,6 @@ Cities of Splendor modules); docs/MODULES.md gives their encoding as actions.
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-cdef extern from *:
-    int ctz "__builtin_ctz"(unsigned int x) nogil
-
 # SSE2 (part of every x86-64) kernels of the base game's hot loops; elsewhere a plain C version
 # of the same integer arithmetic
 cdef extern from *:
@@ -614,14 +611,6 @@ cdef void claim_posts(State* s, Player* p) noexcept nogil:
                 p.points += popcount8(p.posts)
             elif (p.posts >> POST_PER_ARMS) & 1:
                 p.points += 1   # one more coat of arms for power 4 to count
-
-
-cdef inline int popcount8(unsigned int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 cdef bint city_met(const Player* p, int city) noexcept nogil:

@@ -18,10 +18,7 @@ from splendor_ai._engine cimport (
     A_CITY, A_CONQUER, A_FREE, A_GEM, A_HOLD, A_JOKER, A_SACRIFICE, A_SH_FROM, A_SH_PLACE, A_SH_REMOVE,
     A_SH_TO, AB_GOLD2, AB_HOLD, AB_JOKER, AB_SACRIFICE, AB_TAKE1, AB_TAKE2, MOD_CITIES, MOD_ORIENT,
     MOD_POSTS, MOD_STRONGHOLDS, NCITY_UP, NPOSTS, NSTRONG, PH_CITY, PH_CONQUER, PH_FREE, PH_GEM, PH_HOLD,
-    PH_JOKER, PH_SACRIFICE, PH_SH, PH_SH_TO, POST_FIVE, POST_PER_ARMS, can_afford)
-
-cdef extern from *:
-    int ctz "__builtin_ctz"(unsigned int x) nogil
+    PH_JOKER, PH_SACRIFICE, PH_SH, PH_SH_TO, POST_FIVE, POST_PER_ARMS, can_afford, ctz, popcount8)
 
 cdef extern from *:
     """
@@ -571,14 +568,6 @@ POST_UTIL[1] = 1.0
 POST_UTIL[2] = 1.0
 POST_UTIL[3] = 0.0
 POST_UTIL[4] = 0.0
-
-
-cdef inline int popcount8(unsigned int x) noexcept nogil:
-    cdef int k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
 
 
 cdef inline int gold_worth(const Player* p) noexcept nogil:

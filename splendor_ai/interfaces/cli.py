@@ -355,7 +355,8 @@ def cmd_serve(args) -> int:
         from .web import serve
         import fastapi, uvicorn  # noqa: F401  (checked here for a one-line error)
     except ImportError as e:
-        raise CLIError(f"the browser UI needs fastapi and uvicorn (pip install fastapi uvicorn): {e}") from None
+        raise CLIError(f"the browser UI needs fastapi and uvicorn, which are not installed: "
+                       f"pip install 'splendor_ai[web]' ({e})") from None
     print(f"splendor serve: http://{args.host}:{args.port}/  (Ctrl-C to stop)", file=sys.stderr)
     serve(args.host, args.port, allow_hosts=args.allow_host)
     return 0

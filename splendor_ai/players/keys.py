@@ -5,22 +5,13 @@ Ids below KEY_RESERVE are their own key, except the market-slot ids, which are k
 """
 from __future__ import annotations
 
-from itertools import combinations
-
+from .._engine import (A_BASE_END, A_CITY, A_CONQUER, A_DECLINE, A_FREE, A_GEM, A_HOLD, A_JOKER, A_NOBLE, A_PASS,
+                       A_RES_DECK, A_RES_SLOT, A_RETURN, A_SACRIFICE, A_TAKE1, A_TAKE2D, A_TAKE2S, KEY_BUY, KEY_FREE,
+                       KEY_RESERVE, KEY_SH_FROM, KEY_SH_PLACE, KEY_SH_REMOVE, KEY_SH_TO, NCARDS, NKEYS, NLEV)
 from ..cards import LETTERS
 from ..move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PLACE, REMOVE, RESERVE,
-                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move)
-
-# mirrors ext/splendor_ai/_engine.pxd
-A_TAKE2D, A_TAKE1, A_TAKE2S, A_RES_SLOT, A_RES_DECK, A_PASS = 10, 20, 25, 30, 48, 75
-A_RETURN, A_NOBLE, A_BASE_END = 76, 82, 92
-A_JOKER, A_HOLD, A_FREE, A_SACRIFICE = 92, 97, 107, 125
-A_CONQUER, A_DECLINE, A_GEM, A_CITY = 317, 318, 319, 324
-KEY_RESERVE, KEY_BUY, KEY_FREE = 338, 458, 578
-KEY_SH_PLACE, KEY_SH_FROM, KEY_SH_TO, KEY_SH_REMOVE, NKEYS = 698, 818, 938, 1058, 1178
-NLEV = 3
-TAKE3 = list(combinations(range(5), 3))
-TAKE2 = list(combinations(range(5), 2))
+                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, DecisionTag, Move)
+from ..state import TAKE2, TAKE3
 
 
 def is_decision(key: int) -> bool:
@@ -48,7 +39,7 @@ def main_key(move: Move) -> int:
     return A_PASS
 
 
-def _decision_keys(tag: str, value) -> list[int]:
+def _decision_keys(tag: DecisionTag, value) -> list[int]:
     if tag == RETURN:
         return [A_RETURN + c for c in value]
     if tag == JOKER:
@@ -108,7 +99,7 @@ def fragment(key: int) -> str:
         return f"j{LETTERS[key - A_JOKER]}"
     if A_HOLD <= key < A_FREE:
         return f"h{key - A_HOLD}"
-    if A_SACRIFICE <= key < A_SACRIFICE + 120:
+    if A_SACRIFICE <= key < A_SACRIFICE + NCARDS:
         return f"d{key - A_SACRIFICE}"
     if key == A_CONQUER:
         return "b?"

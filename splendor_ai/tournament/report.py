@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 import textwrap
 
+from .errors import missing_extra
+
 
 def pct(x) -> str:
     return "-" if x is None else f"{100 * x:.1f}"
@@ -146,7 +148,10 @@ def section(title: str) -> str:
 # -- plots -----------------------------------------------------------------------------------------
 
 def _plt():
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise missing_extra("matplotlib", "plotting") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt

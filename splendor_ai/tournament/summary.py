@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
+from .errors import missing_extra
 from .games import MODULE_CHOICES
 from .outcomes import Outcome
 from .stats import Z95, elo, elo_json, los, sprt, wilson
@@ -123,7 +124,10 @@ def match_summary(outcomes, lineup, sprt_args: dict | None = None) -> dict:
 def plackett_luce(outcomes) -> dict:
     """Plackett-Luce ratings (openskill) per spec. A spec seated several times in one game is
     updated by the mean of its seats' updates."""
-    from openskill.models import PlackettLuce
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        raise missing_extra("openskill", "rating players (Plackett-Luce)") from None
     model = PlackettLuce()
     ratings: dict = {}
     for o in sorted(outcomes, key=lambda o: (o.key or "", o.deal or 0, o.seats)):
