@@ -300,6 +300,7 @@ class Job:
     turns: frozenset[int]                 # the turns it analyses (rootInfo.turn; a review's move indices)
     stop: threading.Event = field(default_factory=threading.Event)
     skip: set = field(default_factory=set)   # a review's turns terminated by turnNumbers
+    quiet: set = field(default_factory=set)  # ... of those, the ones terminated with noResults
     no_results: bool = False
     started: bool = False
 
@@ -454,6 +455,8 @@ def prepare_review(req: dict, emit: Callable[[dict], None]) -> Job:
             for t in review_stream(rec, settings.limit, spec=settings.spec, seats=list(chosen), seed=seed,
                                    top_k=top_k, turns=sorted(wanted),
                                    stop=lambda turn: job.stop.is_set() or turn in job.skip):
+                if t.terminated and (t.turn in job.quiet or (job.stop.is_set() and job.no_results)):
+                    continue            # stopped with noResults: its partial figures are not wanted
                 done.append(t)
                 emit({"id": rid, "action": "review", "turnNumber": t.turn, **t.to_json()})
         except ReviewError as e:
@@ -557,6 +560,8 @@ class Engine:
                                    "terminateId")
             for j in hits:
                 if turn_set is not None and j.action == "review":
+                    if no_results:         # (first: a turn stopped by `skip` then finds itself here)
+                        j.quiet |= turn_set
                     j.skip |= turn_set     # those turns only: the review goes on with the others
                     continue
                 j.no_results = j.no_results or no_results

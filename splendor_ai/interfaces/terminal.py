@@ -64,8 +64,6 @@ On your turn, type one of:
                  end of the input)"""
 
 
-#: the seed of the hints' searches (with the turn)
-HINT_SEED = 104729
 #: the longest input line read (a move or a command with a file name is far shorter)
 MAX_INPUT_CHARS = 4096
 
