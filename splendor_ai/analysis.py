@@ -119,23 +119,35 @@ def pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.0f}%"
 
 
-def _make_search_player(spec: str, seed: int):
-    """The MCTS player a spec describes (its parameters drive the search). Analysis needs a
-    searching player of hidden information: `mcts` in ISMCTS or PIMC mode."""
-    from .players.mcts import MCTSPlayer
-    from .players.spec import parse_spec
-    name, kwargs = parse_spec(spec)
+def _make_search_player(spec: str, seed: int, caps=None):
+    """The MCTS player a spec describes (its parameters drive the search), checked against the
+    table of bounds (players/bounds.py) and a front end's `caps`. Analysis needs a searching
+    player of hidden information: `mcts` in ISMCTS or PIMC mode."""
+    from .players.bounds import short
+    from .players.spec import check_spec, make_player
+    name, kwargs = check_spec(spec, caps)
     if name != "mcts":
-        raise ConfigError(f"spec {spec!r}: analysis needs a search player, i.e. an mcts(...) spec")
-    try:
-        player = MCTSPlayer(seed=seed, **kwargs)
-    except TypeError as e:
-        raise ConfigError(f"spec {spec!r}: {e}") from None
-    player.spec = spec.strip()
-    if player.perfect_information:
-        player.close()
-        raise ConfigError(f"spec {spec!r}: mode='perfect' searches the true state, which analysis never sees")
-    return player
+        raise ConfigError(f"spec {short(spec)}: analysis needs a search player, i.e. an mcts(...) spec")
+    if kwargs.get("mode") == "perfect":
+        raise ConfigError(f"spec {short(spec)}: mode='perfect' searches the true state, which analysis never sees")
+    return make_player(spec, seed)
+
+
+def check_search_spec(spec: str, caps=None) -> str:
+    """`spec` stripped if it is a spec analysis can search with (an mcts spec of hidden
+    information within the table of bounds and `caps`), else ConfigError (a BoundsError naming
+    the parameter when it is out of bounds)."""
+    _make_search_player(spec, 0, caps).close()
+    return spec.strip()
+
+
+def as_limit(limit):
+    """A `players.Limit` from a Limit, a JSON object ({"iterations": N} and/or {"seconds": S}) or
+    None (the spec's own budget)."""
+    from .players.base import Limit
+    if limit is None or isinstance(limit, Limit):
+        return limit
+    return Limit.from_json(limit)
 
 
 def _check_seed(seed) -> int:
@@ -152,7 +164,8 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
     """Search `position` from the view of `seat` (default: the seat to move) and rank the moves.
 
     `position` is a View, or a State whose view is taken first (nothing else is read from it).
-    `limit` is a `players.Limit` (iterations and/or seconds; unset: the spec's own limit). With
+    `limit` is a `players.Limit` or its JSON object (iterations and/or seconds, checked against
+    the table of bounds of players/bounds.py; unset: the spec's own limit). With
     `progress` and `report_every` (seconds), `progress(partial_analysis)` is called about that
     often while the search runs. With `stop`, the search asks `stop()` every
     STOP_CHECK_SECONDS and, once it answers true, ends early with the analysis so far (the
@@ -173,6 +186,7 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
     if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
         raise ConfigError(f"top_k must be a positive integer, got {top_k!r}")
     _check_seed(seed)
+    limit = as_limit(limit)
     if report_every is not None and not (isinstance(report_every, (int, float)) and report_every > 0):
         raise ConfigError(f"report_every must be a positive number of seconds, got {report_every!r}")
     if view.is_over():

@@ -303,11 +303,13 @@ MAX_LINE_BYTES = 1 << 20
 
 
 def read_records(path, strict: bool = False) -> Iterator[GameRecord]:
-    """The records of a JSON Lines file, in order. Blank lines are ignored. A corrupt last line
-    (a write cut short by a crash) is skipped with a warning, unless `strict` (a file that should
-    hold whole games, e.g. one the user asked to load); a corrupt line anywhere else raises
-    RecordError naming its line number, as does a line that is not UTF-8 text or is longer than
-    MAX_LINE_BYTES. Records are parsed, not replayed (call replay())."""
+    """The records of a JSON Lines file, in order. Blank lines are ignored. A last line that is not
+    JSON (a write cut short by a crash) is skipped with a warning, unless `strict` (a file that
+    should hold whole games, e.g. one the user asked to load); any other bad line raises
+    RecordError naming its line number and the real cause (a last line that is JSON but not a
+    record of this version, e.g. another format version, is an error, not a torn write), as does
+    a line that is not UTF-8 text or is longer than MAX_LINE_BYTES. Records are parsed, not
+    replayed (call replay())."""
     pending: tuple[int, bytes] | None = None
     with open(path, "rb") as f:
         number = 0
@@ -329,13 +331,15 @@ def read_records(path, strict: bool = False) -> Iterator[GameRecord]:
             yield _parse_line(number, line)
             return
         try:
-            record = GameRecord.from_line(line)
-        except RecordError as e:
+            json.loads(line)
+        except (ValueError, RecursionError) as e:   # not JSON (or not UTF-8): a write cut short
             torn = "" if line.endswith(b"\n") else " (no newline: a write cut short)"
-            warnings.warn(f"{path}: line {number}: skipping the corrupt last line{torn}: {e}",
-                          stacklevel=2)
+            why = (f"not UTF-8 text ({e.reason} at byte {e.start})" if isinstance(e, UnicodeDecodeError)
+                   else f"broken JSON: {str(e)[:200]}")
+            warnings.warn(f"{path}: line {number}: skipping the corrupt last line{torn}: {why}", stacklevel=2)
             return
-        yield record
+        # JSON but not a record of this version: its real cause, as for any other line
+        yield _parse_line(number, line)
 
 
 def _parse_line(number: int, line: bytes | str) -> GameRecord:
@@ -349,17 +353,30 @@ def append_record(path, record: GameRecord, fsync: bool = True) -> None:
     """Append one record as a line, in a single write, then flush (and fsync). If the file ends in
     a torn line (a previous writer crashed mid-line), that partial line is cut off first, with a
     warning, so the new record starts on its own line. One writer per file."""
-    data = (record.to_line() + "\n").encode("utf-8")
+    append_line(path, record.to_line(), fsync)
+
+
+def append_line(path, line: str, fsync: bool = True) -> None:
+    """Append `line` (one line of JSON, no newline) to a JSON Lines file in a single write, then
+    flush (and fsync). A last line that must not stay is cut off first, with a warning, and kept
+    in PATH.corrupt: a line without its newline (a writer died mid-line), or a complete line that
+    is not JSON (readers skip it while it is last, but refuse it once a line follows). The writer
+    behind `append_record`, and behind the result files of reviews."""
+    data = (line + "\n").encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         size = os.fstat(fd).st_size
-        if size:
-            os.lseek(fd, size - 1, os.SEEK_SET)
-            if os.read(fd, 1) != b"\n":
-                cut = _last_newline_end(fd, size)
-                warnings.warn(f"{path}: cutting a torn last line ({size - cut} bytes) before appending",
-                              stacklevel=2)
-                os.ftruncate(fd, cut)
+        cut = _corrupt_tail(fd, size)
+        if cut is not None:
+            os.lseek(fd, cut, os.SEEK_SET)
+            tail = os.read(fd, size - cut)
+            copy = f"{os.fspath(path)}.corrupt"
+            with open(copy, "ab") as f:
+                f.write(tail if tail.endswith(b"\n") else tail + b"\n")
+            what = "a torn last line" if not tail.endswith(b"\n") else "a corrupt last line (not JSON)"
+            warnings.warn(f"{path}: cutting {what} ({size - cut} bytes, kept in {copy}) before appending",
+                          stacklevel=3)
+            os.ftruncate(fd, cut)
         view = memoryview(data)
         while view:
             n = os.write(fd, view)
@@ -406,6 +423,28 @@ def save_record(path, record: GameRecord, overwrite: bool = False) -> None:
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+
+
+def _corrupt_tail(fd: int, size: int) -> int | None:
+    """Where the file's last line starts when that line must be cut before appending (see
+    append_line); None when the file ends well."""
+    if not size:
+        return None
+    os.lseek(fd, size - 1, os.SEEK_SET)
+    if os.read(fd, 1) != b"\n":
+        return _last_newline_end(fd, size)
+    start = _last_newline_end(fd, size - 1)
+    if size - 1 - start > MAX_LINE_BYTES:
+        return None                     # not read whole: readers refuse it by its length anyway
+    os.lseek(fd, start, os.SEEK_SET)
+    last = os.read(fd, size - 1 - start)
+    if not last.strip():
+        return None
+    try:
+        json.loads(last)
+    except (ValueError, RecursionError):
+        return start
+    return None
 
 
 def _last_newline_end(fd: int, size: int) -> int:

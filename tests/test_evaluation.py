@@ -43,9 +43,10 @@ def test_phase_weights_are_validated():
     for spec in ("mcts(phase_weights=(1.0, 2.0))", "expectimax(phase_weights=(1.0,))"):
         with pytest.raises(ConfigError, match="phase_weights must hold 10 to 16 numbers"):
             make_player(spec)
-    # a weight that is not a number: a ConfigError naming the spec, not a bare ValueError
-    for spec in ("mcts(phase_weights=('a',1,1,1,1,1,1,1,1,1))", "expectimax(weights=('x',1,1,1,1,1,1,1,1,1))"):
-        with pytest.raises(ConfigError, match="player spec .*could not convert string to float"):
+    # a weight that is not a number: a ConfigError naming the spec and the parameter, not a bare ValueError
+    for spec, name in (("mcts(phase_weights=('a',1,1,1,1,1,1,1,1,1))", "phase_weights"),
+                       ("expectimax(weights=('x',1,1,1,1,1,1,1,1,1))", "weights")):
+        with pytest.raises(ConfigError, match=f"player spec .*: {name}: expected a tuple of finite numbers"):
             make_player(spec)
 
 

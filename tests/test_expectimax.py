@@ -141,7 +141,7 @@ def test_time_limit_and_search_info():
     assert len(info.moves) == len(view.legal_moves) and d.move == info.moves[0].move
     assert info.extra["scores"] == sorted(info.extra["scores"], reverse=True)
     assert all(m.visits > 0 for m in info.moves)
-    assert info.to_json()["moves"][0]["move"] == str(d.move)
+    assert info.to_json()["moveInfos"][0]["move"] == str(d.move)
     # a Limit overrides the player's own budget
     d2 = make_player("expectimax(seconds=5)", seed=4).choose(view, Limit(depth=1))
     assert d2.info.extra["depth"] == 1

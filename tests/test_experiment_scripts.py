@@ -157,7 +157,7 @@ def test_killed_run_resumes_without_loss(tmp_path, sig):
 @pytest.mark.parametrize("name,argv,message", [
     ("tournament", ["foo", "greedy"], "unknown player 'foo'"),
     ("tournament", ["mcts(bogus=1)", "greedy"], "player spec 'mcts(bogus=1)'"),
-    ("tournament", ["mcts(iterations=-1)", "greedy"], "player spec 'mcts(iterations=-1)': iterations must be positive"),
+    ("tournament", ["mcts(iterations=-1)", "greedy"], "player spec 'mcts(iterations=-1)': iterations: expected an integer in 1-"),
     ("tournament", ["random", "greedy", "--bogus"], "unrecognized arguments: --bogus"),
     ("tournament", ["random", "greedy", "--deals", "0"], "--deals: expected a positive integer"),
     ("tournament", ["random", "greedy", "--players", "5"], "--players: invalid choice"),

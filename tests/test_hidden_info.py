@@ -135,6 +135,6 @@ def test_control_a_search_of_the_true_states_tells_the_twins_apart():
     """The check above can fail: a (forbidden) search of the true states does see the difference."""
     from splendor_ai.players.mcts import MCTSPlayer
     st1, st2 = _twins(2, 11, CASES[0][2])
-    infos = [MCTSPlayer(seed=5, mode="perfect").choose(st.copy(stack=False), LIMIT).info.to_json()["moves"]
+    infos = [MCTSPlayer(seed=5, mode="perfect").choose(st.copy(stack=False), LIMIT).info.to_json()["moveInfos"]
              for st in (st1, st2)]
     assert infos[0] != infos[1]

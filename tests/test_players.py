@@ -130,9 +130,9 @@ def info_json(decision):
     """A search's report without its timings."""
     d = decision.info.to_json()
     d.pop("seconds")
-    d.pop("nodes_per_s", None)
-    d.pop("cpu_seconds", None)
-    d.pop("depth_seconds", None)
+    d.pop("nodesPerS", None)
+    d.pop("cpuSeconds", None)
+    d.pop("depthSeconds", None)
     return d
 
 
@@ -208,7 +208,7 @@ def test_mcts_beats_random():
 @pytest.mark.parametrize("spec,needle", [("mcts(c=)", "cannot parse"), ("alphazero", "unknown player"),
                                          ("mcts(foo=1)", "foo"), ("mcts(mode='x')", "mode"),
                                          ("mcts(iterations=-5)", "iterations"), ("mcts(1)", "key=value"),
-                                         ("mcts(c_base=-1)", "c_base"), ("mcts(c='x')", "c must be"),
+                                         ("mcts(c_base=-1)", "c_base"), ("mcts(c='x')", "c: expected"),
                                          ("mcts(halving=1)", "halving"), ("mcts(halving_warm=1.5)", "halving_warm")])
 def test_bad_specs(spec, needle):
     with pytest.raises(ConfigError, match=needle):

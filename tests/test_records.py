@@ -264,10 +264,44 @@ def test_corrupt_line_in_the_middle_raises(tmp_path, games):
     path.write_text(json.dumps(obj) + "\n" + lines[2] + "\n")
     with pytest.raises(RecordError, match=r"line 1: format"):
         list(read_records(path))
-    # a complete but invalid last line is also skipped with a warning
+    # a complete last line that is JSON but not a record of this version: its real cause, not a torn write
     path.write_text(lines[0] + "\n" + json.dumps(obj) + "\n")
-    with pytest.warns(UserWarning, match=r"line 2: skipping the corrupt last line: format"):
-        assert len(list(read_records(path))) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RecordError, match=r"^line 2: format: expected 'splendor-record/1', got 'splendor-record/0'"):
+            list(read_records(path))
+
+
+def test_a_one_record_file_of_another_version_says_so(tmp_path, games):
+    """Not "skipping the corrupt last line": the file is whole, its version is not ours."""
+    obj = json.loads(games[2][1].to_line())
+    obj["format"] = "splendor-record/2"
+    path = tmp_path / "one.jsonl"
+    for ending in ("\n", ""):
+        path.write_text(json.dumps(obj) + ending)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(RecordError, match=r"^line 1: format: expected 'splendor-record/1', got "
+                                                  r"'splendor-record/2'"):
+                list(read_records(path))
+
+
+def test_a_corrupt_last_line_with_its_newline_is_cut_before_appending(tmp_path, games):
+    """A last line that is not JSON but ends in a newline is skipped by readers; the next append
+    cuts it (keeping a copy), so it never ends up between good lines where readers refuse it."""
+    path = tmp_path / "games.jsonl"
+    append_record(path, games[2][1])
+    garbage = games[3][1].to_line()[:50] + "\n"
+    with open(path, "a") as f:
+        f.write(garbage)
+    with pytest.warns(UserWarning, match=r"line 2: skipping the corrupt last line: broken JSON"):
+        assert list(read_records(path)) == [games[2][1]]
+    with pytest.warns(UserWarning, match=r"cutting a corrupt last line \(not JSON\).*kept in .*games.jsonl.corrupt"):
+        append_record(path, games[4][1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(read_records(path)) == [games[2][1], games[4][1]]
+    assert (tmp_path / "games.jsonl.corrupt").read_text() == garbage
 
 
 def test_empty_file(tmp_path):

@@ -380,3 +380,81 @@ def test_per_module_tables():
     m = module_matrix(outs)
     assert m["A"]["orient"]["games"] == 3 and m["A"]["all"]["games"] == 6 and m["B"]["cities"]["win_rate"] == 1.0
     assert "cities" in report.matrix_text(m, modules_of(outs))
+
+
+def test_a_corrupt_last_line_with_its_newline_does_not_break_the_next_resume(reference, tmp_path):
+    """A last line of games.jsonl that is not JSON but ends in a newline: the resume skips it, plays
+    the missing games and cuts it before appending (keeping a copy), so the run after that does not
+    fail on a corrupt line in the middle."""
+    games, expected = reference
+    path = tmp_path / "games.jsonl"
+    run(games, path, jobs=1, progress=False, stop=lambda recs: len(recs) >= 3)
+    garbage = path.read_text().splitlines()[0][:60] + "\n"
+    with open(path, "a") as f:
+        f.write(garbage)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = run(games, path, jobs=1, progress=False)
+    said = " ".join(str(w.message) for w in caught)
+    assert "skipping the corrupt last line" in said and "cutting a corrupt last line" in said
+    assert res.played == 9 and not res.remaining
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = run(games, path, jobs=1, progress=False)
+    assert again.played == 0 and again.resumed == 12
+    assert sorted(strip_timing(r) for r in again.records) == expected
+    assert (tmp_path / "games.jsonl.corrupt").read_text() == garbage
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_kill_9_of_a_run_leaves_no_worker_behind(tmp_path):
+    """The main process of a run killed with SIGKILL (nothing of it runs after): its worker
+    processes exit too, instead of waiting forever on the queue of a dead parent."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    root = Path(__file__).resolve().parent.parent
+    args = [sys.executable, str(root / "experiments" / "tournament.py"), "mcts(iterations=20000)", "greedy",
+            "--deals", "20", "-j", "2", "--out", str(tmp_path / "run"), "--no-progress"]
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers: list[int] = []
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and len(workers) < 2:
+            time.sleep(0.2)
+            workers = [c for c in _children(p.pid) if "python" in Path(f"/proc/{c}/cmdline").read_bytes().decode(
+                errors="replace")]
+        assert len(workers) >= 2, "the run did not start its workers"
+        time.sleep(1.0)                                  # each worker is in the middle of a game
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(10)
+        deadline = time.time() + 15
+        while time.time() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.1)
+        assert not [w for w in workers if _alive(w)]
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -6,6 +6,8 @@
                       | --module M [--players N] [--deal N])
                      [--seat S] [--iterations N | --seconds S] [--top K] [--spec SPEC] [--seed N] [--json]
     splendor hint    (same position and search options as analyse)
+    splendor review  RECORD... [--seat N|all] [--seconds S | --iterations N] [-j N | --ray ADDRESS]
+                     [--json] [--plot FILE.png] [--resume FILE]  (docs/REVIEW.md)
     splendor engine  (JSON lines on stdin/stdout: docs/ENGINE.md)
     splendor serve   [--host 127.0.0.1] [--port 8000] [--allow-host NAME]  (the browser UI: docs/WEB.md)
 
@@ -173,6 +175,14 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("--top", type=_top, default=5, metavar="K", help="how many moves to show (default 5)")
         a.add_argument("--json", action="store_true", help="print JSON (the engine's response format)")
         a.set_defaults(func=cmd_analyse if name == "analyse" else cmd_hint)
+
+    rev = sub.add_parser("review", help="rate every move of recorded games from the mover's own view "
+                         "(docs/REVIEW.md)", description="Review game records: each move's win rate against the "
+                         "search's best, a class (best, good, inaccuracy, mistake, blunder), each player's accuracy "
+                         "and the win-rate graph. Every move is searched from its mover's view only.")
+    from ..review import add_arguments as review_arguments
+    review_arguments(rev)
+    rev.set_defaults(func=cmd_review)
 
     eng = sub.add_parser("engine", help="JSON-lines analysis engine on stdin/stdout (docs/ENGINE.md)",
                          description="Read one JSON request per line on stdin, write one JSON response per "
@@ -350,6 +360,11 @@ def cmd_serve(args) -> int:
     print(f"splendor serve: http://{args.host}:{args.port}/  (Ctrl-C to stop)", file=sys.stderr)
     serve(args.host, args.port, allow_hosts=args.allow_host)
     return 0
+
+
+def cmd_review(args) -> int:
+    from ..review import run_cli
+    return run_cli(args)
 
 
 def cmd_engine(args) -> int:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import queue
 import sys
 import threading
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
 from ..errors import SplendorError
+from ..players.bounds import MAX_ITERATIONS, MAX_SECONDS  # noqa: F401  (the one table of bounds)
 
 PROTOCOL = "splendor-engine/1"
 SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "top_k",
@@ -33,9 +33,7 @@ SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn",
 TERMINATE_FIELDS = {"id", "action", "terminateId", "turnNumbers", "noResults"}
 ACTIONS = ("analyse", "hint", "query_version", "terminate", "terminate_all")
 START_FIELDS = {"players", "seed", "first_player", "cap", "module", "modules"}
-LIMIT_FIELDS = {"iterations", "seconds"}
-MAX_ITERATIONS = 100_000_000
-MAX_SECONDS = 3600.0
+LIMIT_FIELDS = ("iterations", "seconds")
 MAX_TOP_K = 200
 #: a request with a whole game record is a few KB; a longer line is refused unread
 MAX_LINE_CHARS = 1 << 20
@@ -84,27 +82,22 @@ def _int_field(req: dict, name: str, lo: int, hi: int, default=None):
 # -- the bounds of a search -------------------------------------------------------------------------
 
 def check_spec(spec, field: str = "spec") -> tuple[str, dict]:
-    """A player spec string within the bounds every entry point shares: its length, and each
-    budget or size parameter's type and range (so that `mcts(workers=100000)`,
-    `mcts(seconds=1e9)` or `dets=100000` are refused before anything is built). Returns the
-    parsed (name, kwargs); raises RequestError naming `field`."""
+    """A player spec string within the bounds every entry point shares: its length here, then the
+    table of bounds of players/bounds.py (each budget or size parameter's type and range, so that
+    `mcts(workers=100000)`, `mcts(seconds=1e9)` or `dets=100000` are refused before anything is
+    built). Returns the parsed (name, kwargs); raises RequestError naming `field` (and the
+    parameter: `spec.workers`)."""
     from ..errors import ConfigError
-    from ..players.spec import parse_spec
+    from ..players.spec import check_spec as check_bounds
     if not isinstance(spec, str):
         raise RequestError(f"{field}: expected a player spec string such as \"mcts(c=1.2)\", got {_show(spec)}", field)
     if len(spec) > MAX_SPEC_CHARS:
         raise RequestError(f"{field}: a spec of {len(spec)} characters (at most {MAX_SPEC_CHARS})", field)
     try:
-        name, kwargs = parse_spec(spec)
-    except (ConfigError, RecursionError, MemoryError, ValueError):
-        raise RequestError(f"{field}: expected name or name(key=value, ...) with literal values", field) from None
-    for key, value in kwargs.items():
-        bound = _SPEC_BOUNDS.get(key)
-        if bound is not None:
-            problem = bound(value)
-            if problem:
-                raise RequestError(f"{field}: {key} must be {problem}, got {_show(value, 30)}", f"{field}.{key}")
-    return name, kwargs
+        return check_bounds(spec)
+    except ConfigError as e:
+        param = getattr(e, "field", None)
+        raise RequestError(f"{field}: {_short(e)}", f"{field}.{param}" if param else field) from None
 
 
 def check_spec_option(spec: str, flag: str) -> str:
@@ -118,80 +111,16 @@ def check_spec_option(spec: str, flag: str) -> str:
     return spec
 
 
-def _int_in(lo: int, hi: int, allow_bool: bool = False) -> Callable[[Any], str | None]:
-    def check(v):
-        if isinstance(v, bool) and allow_bool:
-            return None
-        return None if _is_int(v) and lo <= v <= hi else f"an integer in {lo}-{hi}"
-    return check
-
-
-def _num_in(lo: float, hi: float, open_lo: bool = False) -> Callable[[Any], str | None]:
-    def check(v):
-        ok = _is_num(v) and (lo < v if open_lo else lo <= v) and v <= hi
-        return None if ok else f"a number in {'(' if open_lo else '['}{lo:g}, {hi:g}]"
-    return check
-
-
-def _numbers(n: int) -> Callable[[Any], str | None]:
-    def check(v):
-        ok = isinstance(v, (list, tuple)) and len(v) <= n and all(_is_num(x) and abs(x) <= 1e6 for x in v)
-        return None if ok else f"a list of at most {n} finite numbers"
-    return check
-
-
-def _one_of(*choices) -> Callable[[Any], str | None]:
-    return lambda v: None if isinstance(v, str) and v in choices else "one of " + ", ".join(map(repr, choices))
-
-
-def _boolean(v) -> str | None:
-    return None if isinstance(v, bool) else "true or false"
-
-
-#: The budget and size parameters of the player specs (mcts, expectimax) and their bounds: the
-#: search's time, iterations, threads, worlds and memory stay within what one machine can give.
-_SPEC_BOUNDS: dict[str, Callable[[Any], str | None]] = {
-    "iterations": _int_in(1, MAX_ITERATIONS),
-    "seconds": _num_in(0, MAX_SECONDS, open_lo=True),
-    "workers": _int_in(1, os.cpu_count() or 1),
-    "dets": _int_in(1, 256),
-    "depth": _int_in(1, 40),
-    "chance_samples": _int_in(1, 64),
-    "tt_bits": _int_in(0, 26),
-    "max_nodes": _int_in(1000, 20_000_000),
-    "cutoff": _int_in(0, 1000),
-    "halving": _int_in(0, 256),
-    "halving_warm": _num_in(0, 1, open_lo=True),
-    "exact_root": _int_in(0, 1000, allow_bool=True),
-    "c": _num_in(0, 100), "c_base": _num_in(0, 1e6), "prior_temp": _num_in(0, 100, open_lo=True),
-    "fpu": _num_in(-10, 10), "eps": _num_in(0, 1), "eval_scale": _num_in(0, 100, open_lo=True),
-    "eval_bound": _num_in(0, 1000, open_lo=True),
-    "weights": _numbers(64), "phase_weights": _numbers(64), "module_weights": _numbers(64),
-    "puct": _boolean, "reuse": _boolean,
-    "mode": _one_of("ismcts", "pimc", "perfect"), "rollout": _one_of("policy", "random"),
-    "algo": _one_of("paranoid", "maxn"),
-}
-
-
 def parse_limit(obj):
+    """The request's `limit`, checked against the table of bounds (players/bounds.py)."""
     from ..players.base import Limit
+    from ..players.bounds import BoundsError
     if obj is None:
         return Limit()
-    if not isinstance(obj, dict):
-        raise RequestError(f"limit: expected an object like {{\"iterations\": 2000}} or {{\"seconds\": 1}}, "
-                           f"got {_show(obj)}", "limit")
-    extra = sorted(set(obj) - LIMIT_FIELDS)
-    if extra:
-        raise RequestError(f"limit: unknown field {extra[0][:30]!r} (known: iterations, seconds)",
-                           f"limit.{extra[0][:30]}")
-    it, sec = obj.get("iterations"), obj.get("seconds")
-    if it is not None and (not _is_int(it) or not 1 <= it <= MAX_ITERATIONS):
-        raise RequestError(f"limit.iterations: expected an integer in 1-{MAX_ITERATIONS}, got {_show(it)}",
-                           "limit.iterations")
-    if sec is not None and (not _is_num(sec) or not 0 < sec <= MAX_SECONDS):
-        raise RequestError(f"limit.seconds: expected a number of seconds in (0, {MAX_SECONDS:g}], got "
-                           f"{_show(sec)}", "limit.seconds")
-    return Limit(iterations=it, seconds=float(sec) if sec is not None else None)
+    try:
+        return Limit.from_json(obj, fields=tuple(LIMIT_FIELDS))
+    except BoundsError as e:
+        raise RequestError(str(e), e.field) from None
 
 
 # -- positions ---------------------------------------------------------------------------------------
@@ -437,7 +366,8 @@ def prepare(req: dict, emit: Callable[[dict], None]) -> Job:
                 raise AnalysisError(f"seat {to_move_seat} is not to move (seat {position.to_move} is): a hint is for "
                                     "the seat to move")
     except ConfigError as e:
-        raise RequestError(f"spec: {_short(e)}", "spec") from None
+        field = getattr(e, "field", None)
+        raise RequestError(f"spec: {_short(e)}", f"spec.{field}" if field else "spec") from None
     except AnalysisError as e:
         raise RequestError(_short(e), "seat") from None
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 
 from .. import _expectimax
-from ..errors import ConfigError
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
+from .bounds import check
 from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS, check_weights
 from .keys import is_decision, line_to_moves
 from .mcts import derive_seed
@@ -52,28 +52,13 @@ class ExpectimaxPlayer(Player):
                  eval_bound: float = 30.0, exact_root: bool | int = 4, tt_bits: int = 16,
                  eval_scale: float = DEFAULT_SCALE, weights=VALUE_WEIGHTS, module_weights=MODULE_WEIGHTS,
                  phase_weights=VALUE_PHASE):
-        if algo not in ALGOS:
-            raise ConfigError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+        check("expectimax", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if depth is None and seconds is None:
             depth = 2
-        if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 40):
-            raise ConfigError(f"depth must be an integer in 1-40, got {depth!r}")
-        if seconds is not None and (not isinstance(seconds, (int, float)) or seconds <= 0):
-            raise ConfigError(f"seconds must be positive, got {seconds!r}")
-        if not isinstance(dets, int) or not 1 <= dets <= 64:
-            raise ConfigError(f"dets must be an integer in 1-64, got {dets!r}")
-        if not isinstance(chance_samples, int) or not 1 <= chance_samples <= 64:
-            raise ConfigError(f"chance_samples must be an integer in 1-64, got {chance_samples!r}")
-        if not isinstance(eval_bound, (int, float)) or eval_bound <= 0:
-            raise ConfigError(f"eval_bound must be positive, got {eval_bound!r}")
         if exact_root is True:
             exact_root = 0
         elif exact_root is False:
             exact_root = 1
-        elif not isinstance(exact_root, int) or not 1 <= exact_root <= 64:
-            raise ConfigError(f"exact_root must be True, False or a number of moves in 1-64, got {exact_root!r}")
-        if not isinstance(tt_bits, int) or isinstance(tt_bits, bool) or not 0 <= tt_bits <= 26:
-            raise ConfigError(f"tt_bits must be an integer in 0-26, got {tt_bits!r}")
         check_weights(weights, phase_weights, module_weights)
         # None, as in mcts, asks for the default: here the same VALUE_* set in every game
         weights = VALUE_WEIGHTS if weights is None else weights

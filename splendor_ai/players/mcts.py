@@ -6,10 +6,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import _mcts, _policy
-from ..errors import ConfigError
 from ..move import BUY, Move
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
+from .bounds import check, default_max_nodes
 from .evaluation import DEFAULT_SCALE, check_weights, value_module_weights, value_weights
 from .keys import is_decision, line_to_moves, main_key, move_keys
 
@@ -39,7 +39,9 @@ class MCTSPlayer(Player):
     runs without the GIL, so they use all cores), halving and halving_warm (sequential halving
     at the root, class `Halving`: after a PUCT warm-up of `halving_warm` of the budget, the
     `halving` most visited moves share the rest in rounds that keep the better half; 0 = PUCT
-    alone; ISMCTS with one worker only).
+    alone; ISMCTS with one worker only), max_nodes (the node cap of each tree; default 20 million,
+    less with many workers: bounds.default_max_nodes). Every parameter is checked against the table
+    of bounds (players/bounds.py).
 
     Defaults (c=0.8, prior_temp=2, cutoff=8) are the best of the 2-player sweeps against plain
     UCT with random playouts at 2000 iterations (experiments/README.md, "How the MCTS defaults
@@ -49,26 +51,13 @@ class MCTSPlayer(Player):
                  c: float = 0.8, c_base: float = 0.0, puct: bool = True, prior_temp: float = 2.0, fpu: float = 0.1,
                  eps: float = 0.1, cutoff: int = 8, rollout: str = "policy", eval_scale: float = DEFAULT_SCALE,
                  weights=None, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
-                 workers: int = 1, max_nodes: int = 20_000_000, module_weights=None,
+                 workers: int = 1, max_nodes: int | None = None, module_weights=None,
                  phase_weights=None, halving: int = 4, halving_warm: float = 0.5):
-        if mode not in MODES:
-            raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        if rollout not in ("policy", "random"):
-            raise ConfigError(f"rollout must be 'policy' or 'random', got {rollout!r}")
+        check("mcts", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if iterations is None and seconds is None:
             iterations = 2000
-        for name, v in (("iterations", iterations), ("seconds", seconds)):
-            if v is not None and (not isinstance(v, (int, float)) or v <= 0):
-                raise ConfigError(f"{name} must be positive, got {v!r}")
-        for name, v in (("c", c), ("c_base", c_base)):
-            if not isinstance(v, (int, float)) or v < 0:
-                raise ConfigError(f"{name} must be a number >= 0, got {v!r}")
-        if not isinstance(halving, int) or halving < 0 or halving == 1:
-            raise ConfigError(f"halving must be 0 (off) or a number of root candidates >= 2, got {halving!r}")
-        if not isinstance(halving_warm, (int, float)) or not 0 < halving_warm < 1:
-            raise ConfigError(f"halving_warm must be a fraction between 0 and 1, got {halving_warm!r}")
-        if not isinstance(workers, int) or workers < 1:
-            raise ConfigError(f"workers must be a positive integer, got {workers!r}")
+        if max_nodes is None:
+            max_nodes = default_max_nodes(workers)
         check_weights(weights, phase_weights, module_weights)
         self.weights = None if weights is None else tuple(float(w) for w in weights)
         self.phase_weights = None if phase_weights is None else tuple(float(w) for w in phase_weights)
@@ -135,7 +124,32 @@ class MCTSPlayer(Player):
     def choose(self, view: View | State, limit: Limit | None = None) -> Decision:
         search = self.new_search(view, limit, reuse=self.reuse)
         search.run()
+        return self._decide(search)
+
+    def think(self, view: View | State, limit: Limit | None = None, *, progress=None, report_every: float = 0.2,
+              cancel=None) -> Decision:
+        """`choose` run in pieces of `report_every` seconds: after each, `progress(SearchInfo)` gets
+        the 5 best moves so far and `cancel()` is asked (True: the search and the kept tree are
+        dropped, SearchCancelled is raised). The search is continued, not restarted, so under an
+        iteration limit the move and its figures are exactly `choose`'s."""
+        from .base import SearchCancelled
+        if progress is None and cancel is None:
+            return self.choose(view, limit)
+        search = self.new_search(view, limit, reuse=self.reuse)
+        while True:
+            if cancel is not None and cancel():
+                self.reset()
+                raise SearchCancelled()
+            search.run(report_every)
+            if search.done():
+                break
+            if progress is not None:
+                progress(search.info(search.ranked(5)))
+        return self._decide(search)
+
+    def _decide(self, search: "MCTSSearch") -> Decision:
         infos = search.ranked()
+        view = search.view
         if self.reuse:
             self._tree = search.trees[0]
             self._since = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import signal
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -49,17 +50,49 @@ def load(path) -> list[GameRecord]:
         raise ExperimentError(f"{path}: is a directory, not a records file") from None
 
 
-def _ignore_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+def _worker_init():
+    """Set up a worker process: Ctrl-C is the main process's to handle, and the worker exits when
+    the main process dies (a `kill -9` of the run must not leave workers behind: they would wait
+    forever on a queue that no one writes to, each holding its game's memory)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+
+
+def die_with_parent(poll: float = 1.0) -> None:
+    """Make this process exit when its parent dies: at once on Linux (prctl PR_SET_PDEATHSIG, the
+    parent's death sends SIGKILL), and on every system within `poll` seconds (a daemon thread that
+    watches the parent's pid; the C searches release the GIL, so it runs during a search too)."""
+    import threading
+    import time
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:          # it died before the prctl
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                os._exit(1)
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 class _Processes:
-    def __init__(self, jobs: int):
-        self.capacity = jobs
-        self.pool = cf.ProcessPoolExecutor(jobs, initializer=_ignore_sigint)
+    """`fn(task)` on `jobs` local worker processes."""
 
-    def submit(self, game):
-        return self.pool.submit(play, game)
+    def __init__(self, jobs: int, fn: Callable = play):
+        self.capacity = jobs
+        self.fn = fn
+        self.pool = cf.ProcessPoolExecutor(jobs, initializer=_worker_init)
+
+    def submit(self, task):
+        return self.pool.submit(self.fn, task)
 
     def wait(self, handles):
         done, _ = cf.wait(handles, return_when=cf.FIRST_COMPLETED)
@@ -69,7 +102,7 @@ class _Processes:
                 out.append((h, h.result()))
             except cf.process.BrokenProcessPool:
                 raise ExperimentError("a worker process died (out of memory? a crash in the engine?); "
-                                      "the finished games are saved: run again to resume") from None
+                                      "the finished results are saved: run again to resume") from None
         return out
 
     def close(self, kill: bool = False):
@@ -106,7 +139,9 @@ def _probe(address: str, timeout: float = 5.0) -> None:
 
 
 class _Ray:
-    def __init__(self, address: str, jobs: int | None, cpus: int):
+    """`fn(task)` as Ray tasks of `cpus` CPUs each, on a cluster (`address`) or a local Ray."""
+
+    def __init__(self, address: str, jobs: int | None, cpus: int, fn: Callable = play):
         try:
             import ray
         except ImportError:
@@ -127,10 +162,10 @@ class _Ray:
             self.started = True
         total = int(ray.cluster_resources().get("CPU", 1))
         self.capacity = jobs or max(1, total // cpus)
-        self.task = ray.remote(num_cpus=cpus)(play)
+        self.task = ray.remote(num_cpus=cpus)(fn)
 
-    def submit(self, game):
-        return self.task.remote(game)
+    def submit(self, task):
+        return self.task.remote(task)
 
     def wait(self, handles):
         ready, _ = self.ray.wait(list(handles), num_returns=1)
@@ -142,6 +177,14 @@ class _Ray:
                 self.ray.cancel(h, force=True)
         if self.started:
             self.ray.shutdown()
+
+
+def make_executor(fn: Callable, jobs: int | None = None, ray: str | None = None, cpus: int = 1):
+    """Where tasks run: `fn(task)` on `jobs` local processes (default 1), or as Ray tasks of `cpus`
+    CPUs each when `ray` is an address ("local", "auto", HOST:PORT; `jobs` then caps the tasks at
+    once, default every CPU of the cluster). The executor has `capacity`, `submit(task)`,
+    `wait(handles) -> [(handle, result)]` (at least one) and `close(kill=False)`."""
+    return _Ray(ray, jobs, cpus, fn) if ray else _Processes(jobs or 1, fn)
 
 
 class Scoreboard:
@@ -207,7 +250,7 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
     stopping = bool(stop and stop(finished))
     if todo and not stopping and execute:
         from tqdm import tqdm
-        executor = _Ray(ray, jobs, _cpus(todo)) if ray else _Processes(jobs or 1)
+        executor = make_executor(play, jobs, ray, _cpus(todo))
         bar = tqdm(total=len(wanted), initial=len(done), desc=desc, unit="game", disable=not progress,
                    dynamic_ncols=True, leave=True)
         if board.points:

@@ -51,6 +51,8 @@ MAX_GAMES = 200                 # games on the server
 MAX_GAMES_PER_CLIENT = 30       # games of one browser (beyond: its least recently used idle one closes)
 IDLE_SECONDS = 2 * 3600         # a game nobody looked at for this long is closed
 TOMBSTONES = 2000               # closed games remembered, to say why they are gone
+#: this server's caps, tighter than the table of bounds (players/bounds.py) that every entry point checks
+SERVER_CAPS = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": MAX_WORKERS, "depth": MAX_DEPTH}
 REPORT_EVERY = 0.2              # seconds between progress reports of a search
 DEFAULT_HINT_LIMIT = {"seconds": 1.0}
 DEFAULT_ANALYSIS_LIMIT = {"seconds": 2.0}
@@ -103,24 +105,20 @@ def check_ai_spec(spec: str, field: str = "seats", players: int = 2, module: str
     spec that would fail inside the search is refused here, never in the middle of a game."""
     from ...analysis import _make_search_player
     from ...players import Limit, make_player
-    from ...players.spec import parse_spec
+    from ...players.bounds import short
+    from ...players.spec import check_spec
     if not isinstance(spec, str) or not spec.strip():
         raise ApiError(422, f"{field}: expected 'human' or an AI spec such as {DEFAULT_AI!r}", field)
     if len(spec) > 200:
         raise ApiError(422, f"{field}: a player spec is at most 200 characters, got {len(spec)}", field)
     spec = spec.strip()
     try:
-        name, kwargs = parse_spec(spec)
+        name, _ = check_spec(spec, SERVER_CAPS)     # the table of bounds, then this server's caps
     except ConfigError as e:
         raise ApiError(422, f"{field}: {e}", field) from None
     if name not in AI_NAMES:
-        raise ApiError(422, f"{field}: unknown player {name!r}; the AI players are {', '.join(AI_NAMES)} "
+        raise ApiError(422, f"{field}: unknown player {short(name)}; the AI players are {', '.join(AI_NAMES)} "
                        "(or 'human')", field)
-    caps = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": MAX_WORKERS, "depth": MAX_DEPTH}
-    for key, cap in caps.items():
-        v = kwargs.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and (v > cap or v != v):
-            raise ApiError(422, f"{field}: {key}={v} is above this server's cap of {cap}", field)
     try:
         if name == "mcts":
             player = _make_search_player(spec, 0)     # refuses mode='perfect' (it would see hidden cards)
@@ -134,7 +132,7 @@ def check_ai_spec(spec: str, field: str = "seats", players: int = 2, module: str
             perfect = getattr(player, "perfect_information", False)
             player.close()
             if perfect:
-                raise ConfigError(f"spec {spec!r}: a perfect-information player would see hidden cards")
+                raise ConfigError(f"spec {short(spec)}: a perfect-information player would see hidden cards")
     except ConfigError as e:
         raise ApiError(422, f"{field}: {e}", field) from None
     except (TypeError, ValueError, OverflowError, MemoryError) as e:
@@ -160,17 +158,11 @@ def parse_limit(obj, field: str = "limit", default: dict | None = None):
         return None
     if not isinstance(obj, dict) or not obj:
         raise ApiError(422, f"{field}: expected an object with iterations and/or seconds", field)
-    extra = sorted(set(obj) - {"iterations", "seconds"})
-    if extra:
-        raise ApiError(422, f"{field}: unknown field {str(extra[0])[:40]!r} (use iterations and/or seconds)",
-                       f"{field}.{str(extra[0])[:40]}")
-    it, sec = obj.get("iterations"), obj.get("seconds")
-    if it is not None and (not isinstance(it, int) or isinstance(it, bool) or not 1 <= it <= MAX_ITERATIONS):
-        raise ApiError(422, f"{field}.iterations: expected an integer in 1-{MAX_ITERATIONS}", f"{field}.iterations")
-    if sec is not None and (not isinstance(sec, (int, float)) or isinstance(sec, bool)
-                            or sec != sec or not 0 < sec <= MAX_SECONDS):
-        raise ApiError(422, f"{field}.seconds: expected a number in (0, {MAX_SECONDS:g}]", f"{field}.seconds")
-    return Limit(iterations=it, seconds=float(sec) if sec is not None else None)
+    from ...players.bounds import BoundsError
+    try:   # the table of bounds (players/bounds.py), then this server's caps
+        return Limit.from_json(obj, where=field, fields=("iterations", "seconds"), caps=SERVER_CAPS)
+    except BoundsError as e:
+        raise ApiError(422, str(e), e.field) from None
 
 
 # -- search memory -------------------------------------------------------------------------------------
