@@ -557,8 +557,8 @@ def test_strongholds_placement_by_clicking(page, server):
     page.click(f"[data-testid=market-card][data-card='{target[1:]}']")
     wait_for_turn(page, g["version"] + 1)
     after = api_game(page, gid)
-    first, played = after["log"][len(g["log"]):len(g["log"]) + 2]   # the two steps
-    assert first["move"] == action and after["partialMove"] is None
+    played = after["log"][len(g["log"])]          # the two steps: one turn, one entry of the log
+    assert after["partialMove"] is None and after["moveCount"] == len(true_state(page, manager, gid).move_stack)
     assert played["move"] == str(move) and "places a stronghold on card" in played["description"]
     check_page_against_engine(page, base, manager, gid)
     state = true_state(page, manager, gid)

@@ -85,10 +85,12 @@ def test_module_game_with_decisions(client, manager, module):
         assert snapshot(client, gid) == before
     h = client.post(f"/api/games/{gid}/hint", json={"limit": {"iterations": 300}}).json()
     assert h["move"] in listed and h["description"] == listed[h["move"]]
+    partial = g["partialMove"] is not None
     r = client.post(f"/api/games/{gid}/move", json={"move": move, "version": g["version"]})
     assert r.status_code == 200, r.text
     g = wait_for_human(client, gid)
-    assert g["log"][-2 if len(g["log"]) > len(before["log"]) + 1 else -1]["move"] == move
+    # the turn is one entry of the log (when the game was in its first step, the entry it completes)
+    assert g["log"][len(before["log"]) - (1 if partial else 0)]["move"] == move
     true = owned(manager, client, gid).state
     assert g["position"] == true.position()
     seat = g["seats"][0]
@@ -104,6 +106,37 @@ def test_module_game_with_decisions(client, manager, module):
         assert any(e == {"card": card, "seat": 0, "count": 1} for e in g["strongholds"]) or card not in sum(g["market"], [])
         assert seat["strongholds"] == 2
     r = client.post(f"/api/games/{gid}/undo", json={})
-    assert r.status_code == 200 and r.json()["position"] == before["position"]
+    start = st.copy()
+    if partial:                 # undo takes back the whole turn, its first step too
+        start.pop()
+    assert r.status_code == 200 and r.json()["position"] == start.position()
     rec = GameRecord.from_line(client.get(f"/api/games/{gid}/record").text.strip())
-    assert rec.config.module == module and rec.replay().position() == st.position()
+    assert rec.config.module == module and rec.replay().position() == start.position()
+
+
+def test_a_two_step_turn_is_one_entry_of_the_log(client, manager):
+    """The Strongholds' purchase then its stronghold action (a two-step turn, docs/RULES.md): while
+    the second step is pending the log shows the first; once the turn is whole it is one entry, so
+    the log, the replay, the undo and the record all count whole turns."""
+    from module_positions import decision_position
+    st, hits = decision_position("strongholds")
+    if st.partial_move is not None:
+        st.pop()
+    rec = GameRecord.from_state(st, seed=1, players=["human", "random"])
+    g = client.post("/api/games/import", json={"record": rec.to_line()}).json()
+    gid, n = g["gameId"], g["moveCount"]
+    first, rest = str(hits[-1]).split("/", 1)
+    g = client.post(f"/api/games/{gid}/move", json={"move": first}).json()
+    assert g["partialMove"] == first and g["yourTurn"] and g["log"][-1]["move"] == first
+    r = client.post(f"/api/games/{gid}/move", json={"move": rest})
+    assert r.status_code == 200, r.text
+    g = wait_for_human(client, gid)
+    whole = [e for e in g["log"][n:] if e["seat"] == 0]
+    assert [e["move"] for e in whole] == [str(hits[-1])] and "places a stronghold" in whole[0]["description"]
+    assert g["moveCount"] == len(g["log"]) == len(owned(manager, client, gid).state.move_stack)
+    for k in range(g["moveCount"] + 1):
+        assert client.get(f"/api/games/{gid}/replay", params={"step": k}).status_code == 200
+    rec2 = GameRecord.from_line(client.get(f"/api/games/{gid}/record").text)
+    assert rec2.moves[n] == str(hits[-1]) and len(rec2.moves) == len(g["log"])
+    u = client.post(f"/api/games/{gid}/undo", json={}).json()
+    assert u["moveCount"] == n and u["log"] == g["log"][:n] and u["partialMove"] is None

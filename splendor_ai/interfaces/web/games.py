@@ -268,6 +268,17 @@ def board_json(view: View) -> dict:
     return out
 
 
+def pop_turn(st: State) -> None:
+    """Take back the last entry of `st`'s move stack: a whole turn, or the first step of a two-step
+    turn under way (docs/RULES.md). A finished two-step turn is one entry; popping it once leaves
+    its first step on the board, so that step goes too. The web's log has one entry per entry of
+    the stack."""
+    was_partial = st.partial_move is not None
+    st.pop()
+    if not was_partial and st.partial_move is not None:
+        st.pop()
+
+
 def public_view(state: State) -> View:
     """What everyone sees (a spectator): the market, the bank, every seat's public holdings; the
     decks' order and every blind reserve hidden, whoever holds it."""
@@ -710,9 +721,17 @@ class WebGame:
     def _push(self, move, by: str, figures: str | None = None) -> None:
         st = self.state
         seat = st.to_move
-        desc = st.describe(move)
-        played = st.push(move)
-        self.log.append(LogEntry(seat, str(played), desc, by, figures))
+        if st.partial_move is not None:
+            # the rest of a two-step turn (docs/RULES.md): the whole turn replaces its first step in
+            # the log, which counts whole turns as the state's move stack, replays, undo and records do
+            played = st.push(move)
+            before = st.copy()
+            pop_turn(before)
+            self.log[-1] = LogEntry(seat, str(played), before.describe(played), by, figures)
+        else:
+            desc = st.describe(move)
+            played = st.push(move)
+            self.log.append(LogEntry(seat, str(played), desc, by, figures))
         self.version += 1
         self.ai_error = None
         self.touched = time.monotonic()
@@ -728,7 +747,7 @@ class WebGame:
         trial = self.state.copy()
         n = 0
         while trial.move_stack:
-            trial.pop()
+            pop_turn(trial)
             n += 1
             if trial.to_move in self.humans:
                 return n
@@ -745,7 +764,7 @@ class WebGame:
                 raise ApiError(409, "nothing to undo: no human move has been played yet")
             self._cancel_tasks()
             for _ in range(n):
-                self.state.pop()
+                pop_turn(self.state)
                 self.log.pop()
             self.graph_points = {k: w for k, w in self.graph_points.items() if k <= len(self.log)}
             if not self.open:
@@ -834,7 +853,7 @@ class WebGame:
             raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves)", "step")
         st = self.state.copy()
         for _ in range(n - step):
-            st.pop()
+            pop_turn(st)
         return st
 
     def start_analysis(self, limit, spec: str | None, top_k: int, seat: int | None = None,
@@ -926,7 +945,7 @@ class WebGame:
             if k in missing and not st.is_over():
                 views[k] = st.view(self.graph_seat)
             if k:
-                st.pop()
+                pop_turn(st)
         plies = [(k, views[k]) for k in sorted(views)]
         for k in missing:
             if k not in views:
@@ -985,7 +1004,7 @@ class WebGame:
             viewer = None if spectator else self.viewer(seat)
             st = self.state.copy()
             for _ in range(n - step):
-                st.pop()
+                pop_turn(st)
             out = {("watchId" if spectator else "gameId"): self.watch_id if spectator else self.id, "step": step,
                    "moveCount": n, "replay": True, "seatsSetup": _seats_setup(self.specs), **self._board(st, viewer)}
             out["previous"] = self.log[step - 1].to_json(step) if step else None
