@@ -58,6 +58,9 @@ DEFAULT_HINT_LIMIT = {"seconds": 1.0}
 DEFAULT_ANALYSIS_LIMIT = {"seconds": 2.0}
 DEFAULT_GRAPH_LIMIT = {"iterations": 3000}   # each position of the live win-rate graph
 MAX_GRAPH_SECONDS = 2.0
+DEFAULT_REVIEW_LIMIT = {"iterations": 4000}  # each move of a review
+MAX_REVIEW_SECONDS = 2.0
+_REVIEW_SALT = 0x72657669
 _HINT_SALT = 0x68696E74         # keeps the hint searches' seeds apart from the AI seats'
 
 
@@ -477,6 +480,37 @@ class GraphTask(Task):
             self.s.player.close()
 
 
+class ReviewTask(Task):
+    """The review of a game (`splendor_ai.review`): one move of the chosen seats per step, each
+    rated from its mover's own view, reported to `store(turn_review)` as it finishes."""
+
+    kind = "review"
+
+    def __init__(self, client: str, record, seats: list[int], spec: str, limit, seed: int, version: int, store):
+        from ...analysis import _make_search_player
+        from ...review import review_stream
+        probe = _make_search_player(spec, 0)
+        try:
+            nodes = int(search_nodes(probe, limit) * 1.15)      # the played move's forced search too
+        finally:
+            probe.close()
+        super().__init__(client, nodes)
+        self.version, self.seats, self.spec, self.limit, self.seed = version, seats, spec, limit, seed
+        self.stream = review_stream(record, limit, spec=_with_max_nodes(spec, nodes), seats=seats, seed=seed)
+        self.store = store
+
+    def step(self, seconds: float) -> bool:
+        try:
+            turn = next(self.stream)
+        except StopIteration:
+            return True
+        self.store(self, turn)
+        return False
+
+    def close(self) -> None:
+        self.stream.close()
+
+
 def analysis_json(a) -> dict:
     """An Analysis as the page gets it: the engine's format without the search seed (a seed of the
     server's secret is never sent)."""
@@ -548,6 +582,9 @@ class WebGame:
         self.graph_limit = None
         self.graph_points: dict[int, float | None] = {}
         self.graph_task: GraphTask | None = None
+        self.review_task: ReviewTask | None = None
+        self.review_turns: list = []
+        self.review_total = 0
         self.touched = time.monotonic()
 
     # -- setup -------------------------------------------------------------------------------------
@@ -572,7 +609,7 @@ class WebGame:
             self._cancel_tasks()
 
     def busy(self) -> bool:
-        return (self.ai_task is not None or self.graph_task is not None
+        return (self.ai_task is not None or self.graph_task is not None or self.review_task is not None
                 or (self.analysis_task is not None and not self.analysis_task.future.done()))
 
     # -- reading -----------------------------------------------------------------------------------
@@ -776,7 +813,7 @@ class WebGame:
             return self.to_json()
 
     def _cancel_tasks(self) -> None:
-        for task in (self.ai_task, self.analysis_task, self.graph_task):
+        for task in (self.ai_task, self.analysis_task, self.graph_task, self.review_task):
             if task is not None:
                 task.cancel()
         self.ai_task = None
@@ -975,6 +1012,69 @@ class WebGame:
                 self.graph_task = None
                 if not task.cancelled.is_set():
                     self._update_graph()
+
+    # -- the review -------------------------------------------------------------------------------------
+
+    def review_seats(self) -> list[int]:
+        """The seats a review rates: a closed game's human seats only (each move is rated from its
+        mover's view, and an AI seat's view holds its hidden cards); an open game's every seat."""
+        return list(range(self.state.players)) if self.open else sorted(self.humans)
+
+    def review_seed(self) -> int:
+        """The review's search seed: from the game's secret (a closed game), never sent."""
+        return derive_seed(self.secret, _REVIEW_SALT)
+
+    def start_review(self, limit, spec: str | None) -> dict:
+        with self.lock:
+            self.touched = time.monotonic()
+            if not self.open and not self.state.is_over():
+                raise ApiError(409, "the game is not over: a review comes after the end (during the game, the "
+                               "win-rate graph follows your own view)")
+            if not self.log:
+                raise ApiError(409, "no move has been played: there is nothing to review")
+            seats = self.review_seats()
+            record = self._record()
+            total = sum(1 for e in self.log if e.seat in seats)
+            task = ReviewTask(self.client, record, seats, spec or self.hint_spec, limit, self.review_seed(),
+                              self.version, self._review_store)
+            if self.review_task is not None:
+                self.review_task.cancel()
+            try:
+                self.manager.scheduler.submit(task)
+            except Busy as e:
+                task.close()
+                raise ApiError.busy(e) from None
+            self.review_task, self.review_turns, self.review_total = task, [], total
+            return self.review_json()
+
+    def _review_store(self, task, turn) -> None:
+        with self.lock:
+            if self.review_task is task and self.version == task.version:
+                self.review_turns.append(turn)
+
+    def review_json(self) -> dict:
+        """The review so far: status, how many moves are rated, and the `splendor-review/1` report of
+        those (docs/REVIEW.md; no seed of the server's secret)."""
+        from ...review import Review, Settings
+        with self.lock:
+            task = self.review_task
+            if task is None:
+                return {"status": "none"}
+            f = task.future
+            error = None
+            if f.done() and f.exception() is not None:
+                e = f.exception()
+                error = ("cancelled (the game changed)" if isinstance(e, Cancelled)
+                         else str(e)[:300] if isinstance(e, SplendorError) else f"internal error: {type(e).__name__}")
+            stale = task.version != self.version
+            status = "error" if error else "done" if f.done() else "running"
+            rec = self._record()
+            rv = Review(rec.config, tuple(rec.players), tuple(rec.moves), rec.result, tuple(task.seats),
+                        Settings.make(task.spec, task.limit, task.seed), tuple(self.review_turns))
+            report = rv.to_json()
+            report["settings"].pop("seed", None)
+            return {"status": status, "error": error, "stale": stale, "reviewed": len(self.review_turns),
+                    "total": self.review_total, "report": report}
 
     # -- records and replay ------------------------------------------------------------------------------
 
