@@ -811,14 +811,8 @@ class WebGame:
         """Refuse (503) a move after which an AI seat would move while the server cannot take its search."""
         if st.is_over() or st.to_move in self.humans:
             return
-        from ...players import make_player
-        probe = make_player(self.specs[st.to_move], 0)
         try:
-            nodes = search_nodes(probe)
-        finally:
-            probe.close()
-        try:
-            self.manager.scheduler.check(self.client, nodes)
+            self.manager.scheduler.check(self.client, ai_nodes(self.session.player(st.to_move)))
         except Busy as e:
             raise ApiError.busy(e) from None
 
