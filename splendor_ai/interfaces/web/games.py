@@ -549,7 +549,9 @@ class ReviewTask(Task):
         return False
 
     def close(self) -> None:
-        self.stream.close()
+        close = getattr(self.stream, "close", None)     # a generator: stops the review's search
+        if close is not None:
+            close()
 
 
 def analysis_json(a) -> dict:
@@ -660,7 +662,7 @@ class WebGame:
         """The seats for the session: "human", or the AI player of the seat's spec, seeded by
         `seat_seed` and built with the node cap its memory reservation allows."""
         from ...players import make_player
-        out = []
+        out: list = []
         for s, spec in enumerate(self.specs):
             if spec == "human":
                 out.append("human")
@@ -858,7 +860,7 @@ class WebGame:
             pop_turn(before)
             self.log[-1] = LogEntry(seat, str(played), before.describe(played), by, figures)
         else:
-            self.log.append(LogEntry(seat, str(played), desc, by, figures))
+            self.log.append(LogEntry(seat, str(played), desc if desc is not None else str(played), by, figures))
         self.version += 1
         self.ai_error = None
         self.touched = time.monotonic()
@@ -1165,7 +1167,7 @@ class WebGame:
             self.review_task, self.review_turns, self.review_total = task, [], total
             return self.review_json()
 
-    def _review_store(self, task, turn) -> None:
+    def _review_store(self, task: ReviewTask, turn) -> None:
         with self.lock:
             if self.review_task is task and self.version == task.version:
                 self.review_turns.append(turn)
