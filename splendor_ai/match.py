@@ -43,5 +43,5 @@ def play_game(players: list[Player], seed: int, config: Config | None = None, fi
             if f.kind != "crash":            # the move was chosen (too late, or illegal): its time counts
                 secs.append(f.seconds)
             return GameOutcome(session.start, session.moves, None, str(f), secs, session.state, f.seat)
-        secs.append(session.history[-1].seconds)
+        secs.append(session.history[-1].seconds or 0.0)
     return GameOutcome(session.start, session.moves, session.state.result(), "normal", secs, session.state)

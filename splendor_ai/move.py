@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import CARDS, CITIES, LETTERS, NOBLES
-from .errors import NotationError
+from .errors import NotationError, short
 
 if sys.version_info >= (3, 11):
     from enum import StrEnum
@@ -89,6 +89,9 @@ _ACTION = re.compile(r"\+(?P<take>[a-z]+)|r(?P<reserve>[0-9]+)|rL(?P<level>[0-9]
 _DECISION = re.compile(r"-(?P<ret>.+)|n(?P<n>[0-9]+)|j(?P<j>[a-z]+)|h(?P<h>[0-9]+)|f(?P<f>[0-9]+)|d(?P<d>[0-9]+)"
                        r"|t(?P<t>[0-9]+)|m(?P<m1>[0-9]+):(?P<m2>[0-9]+)|x(?P<x>[0-9]+)|b(?P<b>[0-9]+)"
                        r"|\+(?P<gem>[a-z]+)|c(?P<c>[0-9]+)")
+#: the longest move text read: a whole turn with every decision a module allows is under 40
+#: characters, so a longer text is not a move (and its error never echoes it whole)
+MAX_CHARS = 100
 _EXPECTED = "(expected -tokens, then n<noble>; docs/NOTATION.md lists the module decisions and their order)"
 
 
@@ -221,7 +224,10 @@ class Move:
         """Parse the notation of docs/NOTATION.md; raise NotationError naming the problem."""
         if not isinstance(text, str):
             raise NotationError(f"a move must be a string, not {type(text).__name__}")
-        parts = text.strip().split("/")
+        text = text.strip()
+        if len(text) > MAX_CHARS:
+            raise NotationError(f"{short(text)}: a move is at most {MAX_CHARS} characters, got {len(text)}")
+        parts = text.split("/")
         m = _ACTION.fullmatch(parts[0])
         if not m:
             raise NotationError(f"{text!r}: the action {parts[0]!r} is none of +gems, r<card>, rL<level>, "

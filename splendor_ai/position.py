@@ -15,17 +15,22 @@ from typing import Any
 from ._engine import (END_CAP, END_NONE, END_POINTS, END_STALEMATE, MOD_CITIES, MOD_ORIENT, MOD_POSTS,
                       MOD_STRONGHOLDS, NCITY_UP, NDECK, NLEV, NREG, NSLOT, NSTRONG)
 from .cards import CARDS, CITIES, LETTERS, NBASE, NOBLES, POSTS, SETUP
-from .errors import PositionError
+from .errors import PositionError, short
 
 TAG, TAG2 = "SPN1", "SPN2"
 JSON_FORMAT, JSON_FORMAT2 = "splendor-position/1", "splendor-position/2"
 DEFAULT_CAP = 100
 #: the largest cap, in rounds: the engine counts turns in 16 bits (4 players x 8000 < 2**15)
 MAX_CAP = 8000
+#: the longest position string read: the longest real one (four players, the Orient, every card
+#: listed) is under 1,500 characters, so a longer text is not a position (and is never split)
+MAX_TEXT = 4096
 #: the Cities of Splendor modules and their engine flags (State.modules)
 MODULE_FLAGS = {"cities": MOD_CITIES, "orient": MOD_ORIENT, "posts": MOD_POSTS, "strongholds": MOD_STRONGHOLDS}
 MODULE_NAMES = {v: k for k, v in MODULE_FLAGS.items()}
 JOKERS = frozenset(c.id for c in CARDS if "joker" in c.abilities)
+#: cards of each deck (levels 1-3, then the Orient's): no deck or hidden count is ever larger
+DECK_SIZES = tuple(sum(1 for c in CARDS if c.deck == dk) for dk in range(NDECK))
 
 
 def module_name(flags: int) -> str | None:
@@ -33,7 +38,7 @@ def module_name(flags: int) -> str | None:
     if flags == 0:
         return None
     if flags not in MODULE_NAMES:
-        raise PositionError(f"modules: flag word {flags!r} is not one module (one of {sorted(MODULE_NAMES)})")
+        raise PositionError(f"modules: flag word {short(flags)} is not one module (one of {sorted(MODULE_NAMES)})")
     return MODULE_NAMES[flags]
 
 
@@ -72,7 +77,7 @@ def _ids(text: str, what: str) -> list[int]:
     out = []
     for part in text.split(","):
         if not _NUM.fullmatch(part):
-            raise PositionError(f"{what}: {part!r} is not a card/noble id")
+            raise PositionError(f"{what}: {short(part)} is not a card/noble id")
         out.append(int(part))
     return out
 
@@ -80,14 +85,21 @@ def _ids(text: str, what: str) -> list[int]:
 def _sorted_ids(text: str, what: str) -> list[int]:
     ids = _ids(text, what)
     if ids != sorted(set(ids)):
-        raise PositionError(f"{what}: ids must be increasing and distinct, got {text!r}")
+        raise PositionError(f"{what}: ids must be increasing and distinct, got {short(text)}")
     return ids
 
 
 def _digits(text: str, what: str) -> list[int]:
     if not re.fullmatch(r"[0-9]{6}", text):
-        raise PositionError(f"{what}: expected six digits (wbgrky), got {text!r}")
+        raise PositionError(f"{what}: expected six digits (wbgrky), got {short(text)}")
     return [int(ch) for ch in text]
+
+
+def _hidden_count(n: int, deck: int, what: str) -> int:
+    """A deck's count of hidden cards, checked before a list of that size is made."""
+    if n > DECK_SIZES[deck]:
+        raise PositionError(f"{what}: {short(n)} hidden cards, but deck {deck + 1} has {DECK_SIZES[deck]} cards in all")
+    return n
 
 
 def _fmt_ids(ids) -> str:
@@ -175,13 +187,14 @@ def _parse_options(text: str, allow_module: bool) -> tuple[int, str | None]:
         elif opt in MODULE_FLAGS and allow_module and module is None:
             module = opt
         elif opt in MODULE_FLAGS and allow_module:
-            raise PositionError(f"players field: two modules {module!r} and {opt!r}; a game plays one module at most")
+            raise PositionError(f"players field: two modules {module!r} and {short(opt)}; a game plays one module "
+                                "at most")
         elif opt in MODULE_FLAGS:
-            raise PositionError(f"players field: module {opt!r} in an {TAG} position; a game with a module is "
+            raise PositionError(f"players field: module {short(opt)} in an {TAG} position; a game with a module is "
                                 f"written {TAG2}")
         else:
             known = "cap=N" + (" and a module (" + ", ".join(MODULE_FLAGS) + ")" if allow_module else "")
-            raise PositionError(f"players field: unknown option {opt!r} (known: {known})")
+            raise PositionError(f"players field: unknown option {short(opt)} (known: {known})")
     return cap, module
 
 
@@ -189,6 +202,8 @@ def from_text(text: str) -> dict:
     """Parse and validate a position string (SPN1 or SPN2)."""
     if not isinstance(text, str):
         raise PositionError(f"a position must be a string, not {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        raise PositionError(f"a position is at most {MAX_TEXT} characters, got {len(text)}: not a position")
     f = text.split()
     if not f or f[0] not in (TAG, TAG2):
         raise PositionError(f"not a {TAG} position: it must start with {TAG!r} (or {TAG2!r} with a module)")
@@ -198,7 +213,7 @@ def from_text(text: str) -> dict:
         raise PositionError(f"a {f[0]} position has at least {nfixed + 2} fields, got {len(f)}")
     m = re.fullmatch(r"([234])(?::(.*))?", f[1])
     if not m:
-        raise PositionError(f"players field: expected 2, 3 or 4 (with :options), got {f[1]!r}")
+        raise PositionError(f"players field: expected 2, 3 or 4 (with :options), got {short(f[1])}")
     players = int(m[1])
     cap, module = _parse_options(m[2], v2)
     if v2 and module is None:
@@ -209,12 +224,12 @@ def from_text(text: str) -> dict:
         raise PositionError(f"a {players}-player position has {nfixed + players} fields, got {len(f)}")
     levels = f[3].split("/")
     if len(levels) != NLEV:
-        raise PositionError(f"market: expected 3 levels separated by '/', got {f[3]!r}")
+        raise PositionError(f"market: expected 3 levels separated by '/', got {short(f[3])}")
     market = []
     for lv, row in enumerate(levels):
         slots = row.split(",")
         if len(slots) != nslots:
-            raise PositionError(f"market level {lv + 1}: expected {nslots} slots, got {row!r}")
+            raise PositionError(f"market level {lv + 1}: expected {nslots} slots, got {short(row)}")
         cells = []
         for s in slots:
             if s == "-":
@@ -222,26 +237,26 @@ def from_text(text: str) -> dict:
             elif _NUM.fullmatch(s):
                 cells.append(int(s))
             else:
-                raise PositionError(f"market level {lv + 1}: {s!r} is not a card id or '-'")
+                raise PositionError(f"market level {lv + 1}: {short(s)} is not a card id or '-'")
         market.append(cells + [None] * (NSLOT - nslots))
     deck_fields = f[4].split("/")
     if len(deck_fields) != ndecks:
-        raise PositionError(f"decks: expected {ndecks} decks separated by '/', got {f[4]!r}")
+        raise PositionError(f"decks: expected {ndecks} decks separated by '/', got {short(f[4])}")
     decks: list[list] = []
     for dk, text_deck in enumerate(deck_fields):
         if text_deck == "-":
             decks.append([])
         elif re.fullmatch(r"\?[0-9]+", text_deck):
-            decks.append([None] * int(text_deck[1:]))
+            decks.append([None] * _hidden_count(int(text_deck[1:]), dk, f"deck {dk + 1}"))
         elif re.fullmatch(r"[0-9]+(\.[0-9]+)*", text_deck):
             decks.append([int(x) for x in text_deck.split(".")])
         else:
-            raise PositionError(f"deck {dk + 1}: expected ?N, '-' or ids separated by '.', got {text_deck!r}")
+            raise PositionError(f"deck {dk + 1}: expected ?N, '-' or ids separated by '.', got {short(text_deck)}")
     decks += [[] for _ in range(NDECK - ndecks)]
     sm = re.fullmatch(r"([0-9])/([0-9])/([0-9]+)/([01])/([0-9])(?:/b([0-9]{1,3}))?", f[6])
     if not sm:
         raise PositionError(f"status: expected to_move/first/turn/final/passes (then /b<card> in the middle of "
-                            f"a two-step turn), got {f[6]!r}")
+                            f"a two-step turn), got {short(f[6])}")
     d = {"players": players, "cap": cap, "modules": MODULE_FLAGS.get(module, 0), "bank": _digits(f[2], "bank"),
          "market": market, "decks": decks, "nobles": _ids(f[5], "nobles"), "to_move": int(sm[1]),
          "first": int(sm[2]), "turn": int(sm[3]), "final": int(sm[4]), "passes": int(sm[5]),
@@ -256,7 +271,7 @@ def from_text(text: str) -> dict:
     for i, text_seat in enumerate(f[nfixed:]):
         parts = text_seat.split(":")
         if len(parts) != 4 + nextra:
-            raise PositionError(f"seat {i}: expected {layout}, got {text_seat!r}")
+            raise PositionError(f"seat {i}: expected {layout}, got {short(text_seat)}")
         reserved = []
         for r in ([] if parts[2] == "-" else parts[2].split(",")):
             if _NUM.fullmatch(r):
@@ -269,7 +284,7 @@ def from_text(text: str) -> dict:
             elif re.fullmatch(r"\?O[123]", r) and module == "orient":
                 reserved.append((None, NLEV + int(r[2]) - 1))
             else:
-                raise PositionError(f"seat {i} reserved: {r!r} is none of <id>, *<id>, ?<level>"
+                raise PositionError(f"seat {i} reserved: {short(r)} is none of <id>, *<id>, ?<level>"
                                     + (", ?O<level>" if module == "orient" else ""))
         seat = {"tokens": _digits(parts[0], f"seat {i} tokens"), "cards": _ids(parts[1], f"seat {i} cards"),
                 "reserved": reserved, "nobles": _ids(parts[3], f"seat {i} nobles")}
@@ -281,17 +296,18 @@ def from_text(text: str) -> dict:
             for j in ([] if extra[0] == "-" else extra[0].split(",")):
                 jm = re.fullmatch(r"([0-9]+)([a-z])", j)
                 if not jm or jm[2] not in LETTERS[:5]:
-                    raise PositionError(f"seat {i} jokers: {j!r} is not <card><colour letter wbgrk> (e.g. 95g)")
+                    raise PositionError(f"seat {i} jokers: {short(j)} is not <card><colour letter wbgrk> (e.g. 95g)")
                 jokers.append([int(jm[1]), LETTERS.index(jm[2])])
             if [c for c, _ in jokers] != sorted({c for c, _ in jokers}):
-                raise PositionError(f"seat {i} jokers: cards must be increasing and distinct, got {extra[0]!r}")
+                raise PositionError(f"seat {i} jokers: cards must be increasing and distinct, got {short(extra[0])}")
             seat["jokers"] = jokers
             seat["held"] = _sorted_ids(extra[1], f"seat {i} held nobles")
         elif module == "posts":
             seat["posts"] = _sorted_ids(extra[0], f"seat {i} posts")
         elif module == "strongholds":
             if not re.fullmatch(r"[0-3]", extra[0]):
-                raise PositionError(f"seat {i} strongholds: expected the strongholds in hand, 0-3, got {extra[0]!r}")
+                raise PositionError(f"seat {i} strongholds: expected the strongholds in hand, 0-3, got "
+                                    f"{short(extra[0])}")
             seat["sh_hand"] = int(extra[0])
         seats.append(seat)
     d["seats"] = seats
@@ -305,13 +321,13 @@ def _parse_board(d: dict, module: str, text: str) -> None:
         d["discard"] = _sorted_ids(text, "board (discard pile)")
     elif module == "posts":
         if text != "-":
-            raise PositionError(f"board: a trading-posts game has nothing on the board ('-'), got {text!r}")
+            raise PositionError(f"board: a trading-posts game has nothing on the board ('-'), got {short(text)}")
     else:
         entries = []
         for e in ([] if text == "-" else text.split(",")):
             em = re.fullmatch(r"([0-9]+)=([0-9])x([0-9])", e)
             if not em:
-                raise PositionError(f"board (strongholds): {e!r} is not <card>=<seat>x<count>, e.g. 30=0x2")
+                raise PositionError(f"board (strongholds): {short(e)} is not <card>=<seat>x<count>, e.g. 30=0x2")
             entries.append({"card": int(em[1]), "seat": int(em[2]), "count": int(em[3])})
         d["strongholds"] = _strongholds_from_entries(d, entries, "board (strongholds)", text=True)
 
@@ -403,7 +419,7 @@ def _get(obj: dict, key: str, kind, where: str):
     v = obj[key]
     ok = isinstance(v, kind) and not (kind is int and isinstance(v, bool))
     if not ok:
-        raise PositionError(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}, got {v!r}")
+        raise PositionError(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}, got {short(v)}")
     return v
 
 
@@ -412,7 +428,7 @@ def _int_list(v, where: str, n: int | None = None, allow_none: bool = False) -> 
         raise PositionError(f"{where}: expected a list" + (f" of {n}" if n is not None else ""))
     for x in v:
         if not ((isinstance(x, int) and not isinstance(x, bool)) or (allow_none and x is None)):
-            raise PositionError(f"{where}: {x!r} is not an integer")
+            raise PositionError(f"{where}: {short(x)} is not an integer")
     return list(v)
 
 
@@ -429,24 +445,25 @@ def from_json(obj: Any) -> dict:
     fmt = _get(obj, "format", str, "position")
     if fmt not in (JSON_FORMAT, JSON_FORMAT2):
         raise PositionError(f"position: format must be {JSON_FORMAT!r} (or {JSON_FORMAT2!r} with a module), "
-                            f"got {fmt!r}")
+                            f"got {short(fmt)}")
     v2 = fmt == JSON_FORMAT2
     options = obj.get("options", {})
     if not isinstance(options, dict) or set(options) - ({"cap", "module"} if v2 else {"cap"}):
         known = "'cap' and 'module' are" if v2 else "'cap' is"
         raise PositionError(f"position.options: only {known} known, "
-                            f"got {options!r}" + (" (a game with a module is format "
-                                                  f"{JSON_FORMAT2!r})" if not v2 and "module" in options else ""))
+                            f"got {short(options)}" + (f" (a game with a module is format {JSON_FORMAT2!r})"
+                                                       if not v2 and isinstance(options, dict) and "module" in options
+                                                       else ""))
     cap = options.get("cap", DEFAULT_CAP)
     if not isinstance(cap, int) or isinstance(cap, bool):
-        raise PositionError(f"position.options.cap: expected an integer, got {cap!r}")
+        raise PositionError(f"position.options.cap: expected an integer, got {short(cap)}")
     module = options.get("module")
     if v2 and not (isinstance(module, str) and module in MODULE_FLAGS):
         raise PositionError(f"position.options.module: expected one of {', '.join(MODULE_FLAGS)} in a "
-                            f"{JSON_FORMAT2!r} position, got {module!r}")
+                            f"{JSON_FORMAT2!r} position, got {short(module)}")
     unknown = set(obj) - _TOP - _TOP_MODULE.get(module, set())
     if unknown:
-        raise PositionError(f"position: unknown field(s) {sorted(unknown)}"
+        raise PositionError(f"position: unknown field(s) {short(sorted(unknown))}"
                             + (f" for module {module!r}" if module else ""))
     nslots, ndecks = geometry(module)
     market = obj.get("market")
@@ -461,7 +478,7 @@ def from_json(obj: Any) -> dict:
     for i, dk in enumerate(decks_in):
         if (isinstance(dk, dict) and set(dk) == {"count"} and isinstance(dk["count"], int)
                 and not isinstance(dk["count"], bool) and dk["count"] >= 0):
-            decks.append([None] * dk["count"])
+            decks.append([None] * _hidden_count(dk["count"], i, f"position.decks[{i}].count"))
         elif isinstance(dk, dict) and set(dk) == {"cards"}:
             decks.append(_int_list(dk["cards"], f"position.decks[{i}].cards"))
         else:
@@ -473,7 +490,7 @@ def from_json(obj: Any) -> dict:
     for i, s in enumerate(seats_in):
         where = f"position.seats[{i}]"
         if isinstance(s, dict) and set(s) - seat_keys:
-            raise PositionError(f"{where}: unknown field(s) {sorted(set(s) - seat_keys)}"
+            raise PositionError(f"{where}: unknown field(s) {short(sorted(set(s) - seat_keys))}"
                                 + (f" for module {module!r}" if module else ""))
         res = []
         for j, r in enumerate(_get(s, "reserved", list, where)):
@@ -611,7 +628,7 @@ def validate(d: dict) -> dict:
 
     def place(card, what):
         if not isinstance(card, int) or not 0 <= card < ncards:
-            raise PositionError(f"{what}: {card!r} is not a card id (0-{ncards - 1}"
+            raise PositionError(f"{what}: {short(card)} is not a card id (0-{ncards - 1}"
                                 + (", Orient cards 90-119 need the Orient module)" if ncards == NBASE else ")"))
         if card in where:
             raise PositionError(f"card {card} is in two places: {where[card]} and {what}")
@@ -673,7 +690,7 @@ def validate(d: dict) -> dict:
     for what, ids in places:
         for nb in ids:
             if not isinstance(nb, int) or not 0 <= nb < len(NOBLES):
-                raise PositionError(f"nobles ({what}): {nb!r} is not a noble id (0-{len(NOBLES) - 1})")
+                raise PositionError(f"nobles ({what}): {short(nb)} is not a noble id (0-{len(NOBLES) - 1})")
             if nb in owner:
                 raise PositionError(f"noble {nb} is in two places: {owner[nb]} and {what}")
             owner[nb] = what
@@ -745,7 +762,7 @@ def _check_jokers(d: dict, module: str | None) -> None:
             if card not in s["cards"]:
                 raise PositionError(f"seat {i} jokers: card {card} is not one of the seat's cards")
             if not 0 <= col < 5:
-                raise PositionError(f"seat {i} jokers: colour {col!r} of card {card} is not 0-4")
+                raise PositionError(f"seat {i} jokers: colour {short(col)} of card {card} is not 0-4")
             seen.add(card)
         missing = sorted(c for c in s["cards"] if c in JOKERS and c not in seen)
         if missing:
@@ -762,7 +779,7 @@ def _check_cities(d: dict, module: str | None) -> None:
     every = list(d["cities"]) + claimed
     for c in every:
         if not isinstance(c, int) or not 0 <= c < len(CITIES):
-            raise PositionError(f"cities: {c!r} is not a city id (0-{len(CITIES) - 1})")
+            raise PositionError(f"cities: {short(c)} is not a city id (0-{len(CITIES) - 1})")
     if len(set(every)) != len(every):
         raise PositionError("cities: a city is in two places")
     tiles = [CITIES[c].tile for c in every]
@@ -786,7 +803,7 @@ def _check_posts(d: dict, module: str | None) -> None:
             raise PositionError(f"seat {i} posts: only a game with the Trading Posts has them")
         for p in s["posts"]:
             if not isinstance(p, int) or not 0 <= p < len(POSTS):
-                raise PositionError(f"seat {i} posts: {p!r} is not a power (0-{len(POSTS) - 1})")
+                raise PositionError(f"seat {i} posts: {short(p)} is not a power (0-{len(POSTS) - 1})")
         if len(set(s["posts"])) != len(s["posts"]):
             raise PositionError(f"seat {i} posts: a power is listed twice")
         if module != "posts":

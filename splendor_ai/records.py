@@ -16,7 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, RecordError
+from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, RecordError, loads, short
 from .move import Move
 from .state import Config, Result, State, Termination
 
@@ -37,22 +37,22 @@ def _is_int(v) -> bool:
 def _result_from_json(obj, players: int) -> Result:
     """A Result from its JSON form (state.Result has no from_json), checked for shape."""
     if not isinstance(obj, dict):
-        raise RecordError(f"result: expected an object or null, got {obj!r}")
+        raise RecordError(f"result: expected an object or null, got {short(obj)}")
     missing = [k for k in RESULT_KEYS if k not in obj]
     if missing:
-        raise RecordError(f"result: missing field {missing[0]!r}")
+        raise RecordError(f"result: missing field {short(missing[0])}")
     extra = sorted(set(obj) - set(RESULT_KEYS))
     if extra:
-        raise RecordError(f"result: unknown field {extra[0]!r}")
+        raise RecordError(f"result: unknown field {short(extra[0])}")
     if obj["reason"] not in REASONS:
-        raise RecordError(f"result.reason: expected one of {', '.join(REASONS)}, got {obj['reason']!r}")
+        raise RecordError(f"result.reason: expected one of {', '.join(REASONS)}, got {short(obj['reason'])}")
     for k in ("points", "cards", "ranks"):
         v = obj[k]
         if not isinstance(v, list) or len(v) != players or not all(_is_int(x) for x in v):
-            raise RecordError(f"result.{k}: expected a list of {players} integers, got {v!r}")
+            raise RecordError(f"result.{k}: expected a list of {players} integers, got {short(v)}")
     w = obj["winners"]
     if not isinstance(w, list) or not all(_is_int(x) and 0 <= x < players for x in w):
-        raise RecordError(f"result.winners: expected a list of seats 0-{players - 1}, got {w!r}")
+        raise RecordError(f"result.winners: expected a list of seats 0-{players - 1}, got {short(w)}")
     return Result(Termination(obj["reason"]), tuple(obj["points"]), tuple(obj["cards"]), tuple(obj["ranks"]),
                   tuple(w))
 
@@ -93,19 +93,19 @@ class GameRecord:
 
     def __post_init__(self):
         if not isinstance(self.config, Config):
-            raise RecordError(f"config: expected a Config, got {self.config!r}")
+            raise RecordError(f"config: expected a Config, got {short(self.config)}")
         n = self.config.players
         if self.seed is not None and not (_is_int(self.seed) and 0 <= self.seed < 2 ** 64):
-            raise RecordError(f"seed: expected an integer in [0, 2**64) or null, got {self.seed!r}")
+            raise RecordError(f"seed: expected an integer in [0, 2**64) or null, got {short(self.seed)}")
         if not _is_int(self.first_player) or not 0 <= self.first_player < n:
-            raise RecordError(f"first_player: expected a seat 0-{n - 1}, got {self.first_player!r}")
+            raise RecordError(f"first_player: expected a seat 0-{n - 1}, got {short(self.first_player)}")
         if not isinstance(self.players, (list, tuple)) or not all(isinstance(p, str) for p in self.players):
-            raise RecordError(f"players: expected a list of player spec strings, got {self.players!r}")
+            raise RecordError(f"players: expected a list of player spec strings, got {short(self.players)}")
         self.players = list(self.players)
         if len(self.players) != n:
             raise RecordError(f"players: {len(self.players)} player specs for a {n}-player game")
         if not isinstance(self.start, str):
-            raise RecordError(f"start: expected a position string, got {self.start!r}")
+            raise RecordError(f"start: expected a position string, got {short(self.start)}")
         try:
             start = State(self.start)
         except PositionError as e:
@@ -118,11 +118,11 @@ class GameRecord:
             raise RecordError(f"first_player: the record says seat {self.first_player} but the start "
                               f"position says seat {first}")
         if not isinstance(self.moves, (list, tuple)):
-            raise RecordError(f"moves: expected a list of move strings, got {self.moves!r}")
+            raise RecordError(f"moves: expected a list of move strings, got {short(self.moves)}")
         self.moves = list(self.moves)
         for i, m in enumerate(self.moves):
             if not isinstance(m, str):
-                raise RecordError(f"moves[{i}]: expected a move string, got {m!r}")
+                raise RecordError(f"moves[{i}]: expected a move string, got {short(m)}")
             try:
                 canon = str(Move.parse(m))
             except NotationError as e:
@@ -130,24 +130,31 @@ class GameRecord:
             if canon != m:
                 raise RecordError(f"moves[{i}]: {m!r} is not in canonical notation (write {canon!r})")
         if not isinstance(self.revealed, (list, tuple)):
-            raise RecordError(f"revealed: expected a list (one list of card ids per move), got {self.revealed!r}")
+            raise RecordError(f"revealed: expected a list (one list of card ids per move), got {short(self.revealed)}")
         if len(self.revealed) != len(self.moves):
             raise RecordError(f"revealed: {len(self.revealed)} entries for {len(self.moves)} moves")
         self.revealed = [list(r) if isinstance(r, (list, tuple)) else r for r in self.revealed]
         ncards = NCARDS_ORIENT if self.config.module == "orient" else NCARDS
         for i, r in enumerate(self.revealed):
             if not isinstance(r, list) or not all(_is_int(c) and 0 <= c < ncards for c in r):
-                raise RecordError(f"revealed[{i}]: expected a list of card ids 0-{ncards - 1}, got {r!r}")
+                raise RecordError(f"revealed[{i}]: expected a list of card ids 0-{ncards - 1}, got {short(r)}")
         if self.result is not None and not isinstance(self.result, Result):
-            raise RecordError(f"result: expected a Result or None, got {self.result!r}")
+            raise RecordError(f"result: expected a Result or None, got {short(self.result)}")
         if self.annotations is not None:
             if not isinstance(self.annotations, (list, tuple)):
-                raise RecordError(f"annotations: expected a list (one entry per move) or null, got {self.annotations!r}")
+                raise RecordError(f"annotations: expected a list (one entry per move) or null, got "
+                                  f"{short(self.annotations)}")
             self.annotations = list(self.annotations)
             if len(self.annotations) != len(self.moves):
                 raise RecordError(f"annotations: {len(self.annotations)} entries for {len(self.moves)} moves")
         if not isinstance(self.meta, dict) or not all(isinstance(k, str) for k in self.meta):
-            raise RecordError(f"meta: expected an object with string keys, got {self.meta!r}")
+            raise RecordError(f"meta: expected an object with string keys, got {short(self.meta)}")
+        # free-form data must write back as it was read: standard JSON only (no NaN, no sets)
+        for name in ("annotations", "meta"):
+            try:
+                json.dumps(getattr(self, name), allow_nan=False)
+            except (TypeError, ValueError, RecursionError) as e:
+                raise RecordError(f"{name}: not JSON data: {short(str(e), 100)}") from None
 
     # -- JSON ------------------------------------------------------------------------------------
 
@@ -177,13 +184,13 @@ class GameRecord:
         if "format" not in obj:
             raise RecordError("missing field 'format'")
         if obj["format"] != FORMAT:
-            raise RecordError(f"format: expected {FORMAT!r}, got {obj['format']!r}")
+            raise RecordError(f"format: expected {FORMAT!r}, got {short(obj['format'])}")
         for k in REQUIRED:
             if k not in obj:
-                raise RecordError(f"missing field {k!r}")
+                raise RecordError(f"missing field {short(k)}")
         extra = sorted(set(obj) - set(REQUIRED) - set(OPTIONAL))
         if extra:
-            raise RecordError(f"unknown field {extra[0]!r} (free-form data belongs in meta)")
+            raise RecordError(f"unknown field {short(extra[0])} (free-form data belongs in meta)")
         try:
             config = Config.from_json(obj["config"])
         except (ConfigError, TypeError) as e:
@@ -203,15 +210,7 @@ class GameRecord:
                 line = line.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise RecordError(f"not UTF-8 text ({e.reason} at byte {e.start}): not a game record") from None
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise RecordError(f"broken JSON: {e}") from None
-        except RecursionError:
-            raise RecordError("broken JSON: nested too deeply") from None
-        except ValueError as e:   # an integer too long to convert
-            raise RecordError(f"broken JSON: {e}") from None
-        return cls.from_json(obj)
+        return cls.from_json(loads(line, RecordError))
 
     # -- building and checking ---------------------------------------------------------------------
 
@@ -280,7 +279,7 @@ class GameRecord:
             after = _decks(st)
             got = _revealed(decks, after)
             if got != self.revealed[i]:
-                raise RecordError(f"revealed[{i}]: the record says {self.revealed[i]} but move {text!r} "
+                raise RecordError(f"revealed[{i}]: the record says {short(self.revealed[i])} but move {short(text)} "
                                   f"revealed {got}")
             decks = after
         res = st.result()

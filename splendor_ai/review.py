@@ -363,7 +363,8 @@ class Review:
     def seat_summary(self, seat: int) -> SeatSummary:
         mine = [t for t in self.turns if t.seat == seat]
         rated = [t for t in mine if not t.forced]
-        acc = round(sum(t.accuracy for t in rated) / len(rated), 2) if rated else None
+        accs = [t.accuracy for t in rated if t.accuracy is not None]
+        acc = round(sum(accs) / len(accs), 2) if accs else None
         loss = round(sum(t.loss for t in rated) / len(rated), 4) if rated else None
         classes = {c: sum(t.klass == c for t in mine) for c in CLASSES}
         return SeatSummary(seat, self.players[seat], acc, loss, len(mine), classes,
@@ -606,14 +607,14 @@ def plot(review: Review, path, title: str | None = None) -> None:
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=110)
     try:
         for s in review.seats:
-            mine = [t for t in review.turns if t.seat == s and t.best_winrate is not None]
-            xs = [t.turn + 1 for t in mine]
-            ys = [t.best_winrate for t in mine]
-            line, = ax.plot(xs, ys, marker=".", linewidth=1.5, label=f"Player {s + 1} ({review.players[s]})")
+            mine = [(t.turn + 1, w, t.klass) for t in review.turns if t.seat == s and (w := t.best_winrate) is not None]
+            ax.plot([x for x, _, _ in mine], [y for _, y, _ in mine], marker=".", linewidth=1.5,
+                    label=f"Player {s + 1} ({review.players[s]})")
             for klass, colour in COLOURS.items():
-                pts = [(t.turn + 1, t.best_winrate) for t in mine if t.klass == klass]
-                if pts:
-                    ax.scatter(*zip(*pts), s=40, color=colour, zorder=3, edgecolors="black", linewidths=0.5,
+                xs = [x for x, _, k in mine if k == klass]
+                if xs:
+                    ax.scatter(xs, [y for _, y, k in mine if k == klass], s=40, color=colour, zorder=3,
+                               edgecolors="black", linewidths=0.5,
                                label=f"{klass} ({MARKS[klass]})" if s == review.seats[0] else None)
         ax.axhline(1 / review.config.players, color="grey", linewidth=0.8, linestyle="--")
         ax.set_ylim(0, 1)

@@ -17,7 +17,6 @@ purchase reveals): records replay that way. A View never does: it cannot know th
 """
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from itertools import combinations
@@ -29,7 +28,7 @@ from ._engine import (A_BASE_END, A_BUY_HAND, A_BUY_SLOT, A_CITY, A_CONQUER, A_D
                       A_SH_PLACE, A_SH_REMOVE, A_SH_TO, A_TAKE1, A_TAKE2D, A_TAKE2S, A_TAKE3, END_CAP, END_POINTS,
                       END_STALEMATE, NLEV, NSLOT, NUM_ACTIONS, Core)
 from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
-from .errors import ConfigError, IllegalMoveError, NotationError, PositionError
+from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, loads, short
 from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, StrEnum, _fragment)
 
@@ -60,21 +59,21 @@ class Config:
     modules: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if self.players not in (2, 3, 4):
-            raise ConfigError(f"players must be 2, 3 or 4, got {self.players!r}")
+        if not isinstance(self.players, int) or isinstance(self.players, bool) or self.players not in (2, 3, 4):
+            raise ConfigError(f"players must be 2, 3 or 4, got {short(self.players)}")
         if not isinstance(self.cap, int) or isinstance(self.cap, bool) or not 1 <= self.cap <= pos.MAX_CAP:
-            raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {self.cap!r}")
+            raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {short(self.cap)}")
         mods = self.modules
         if isinstance(mods, str):
             mods = (mods,)
         if not isinstance(mods, (tuple, list)):
-            raise ConfigError(f"modules must be a tuple of module names ({', '.join(MODULES)}), got {mods!r}")
+            raise ConfigError(f"modules must be a tuple of module names ({', '.join(MODULES)}), got {short(mods)}")
         mods = tuple(mods)
         for m in mods:
             if m not in MODULES:
-                raise ConfigError(f"unknown module {m!r}; the modules are {', '.join(MODULES)}")
+                raise ConfigError(f"unknown module {short(m)}; the modules are {', '.join(MODULES)}")
         if len(mods) > 1:
-            raise ConfigError(f"modules {', '.join(map(repr, mods))}: a game plays one module at most (each "
+            raise ConfigError(f"modules {short(mods)}: a game plays one module at most (each "
                               f"Cities of Splendor module is played on its own with the base game)")
         object.__setattr__(self, "modules", mods)
 
@@ -94,10 +93,10 @@ class Config:
     @classmethod
     def from_json(cls, obj) -> "Config":
         if not isinstance(obj, dict) or set(obj) - {"players", "cap", "modules"}:
-            raise ConfigError(f"config: expected an object with players, cap, modules; got {obj!r}")
+            raise ConfigError(f"config: expected an object with players, cap, modules; got {short(obj)}")
         mods = obj.get("modules", [])
         if not isinstance(mods, list):
-            raise ConfigError(f"config.modules: expected a list of module names, got {mods!r}")
+            raise ConfigError(f"config.modules: expected a list of module names, got {short(mods)}")
         return cls(obj.get("players", 2), obj.get("cap", pos.DEFAULT_CAP), tuple(mods))
 
 
@@ -654,11 +653,11 @@ class State(_Game):
         if players is not None and config.players != players:
             raise ConfigError(f"players={players} disagrees with config.players={config.players}")
         if not isinstance(first_player, int) or not 0 <= first_player < config.players:
-            raise ConfigError(f"first_player must be a seat 0-{config.players - 1}, got {first_player!r}")
+            raise ConfigError(f"first_player must be a seat 0-{config.players - 1}, got {short(first_player)}")
         if seed is None:
             seed = random.SystemRandom().randrange(2 ** 63)
         if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
-            raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+            raise ConfigError(f"seed must be an integer in [0, 2**64), got {short(seed)}")
         st = cls.__new__(cls)
         st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
         st._legal = None
@@ -672,10 +671,7 @@ class State(_Game):
     @classmethod
     def from_json(cls, obj) -> "State":
         if isinstance(obj, str):
-            try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as e:
-                raise PositionError(f"position JSON does not parse: {e}") from None
+            obj = loads(obj, PositionError, "position JSON does not parse: ")
         d = pos.from_json(obj)
         if _has_hidden(d):
             raise PositionError("the position hides cards: it is a seat's view, use View.from_json")
@@ -794,17 +790,14 @@ class View(_Game):
     @classmethod
     def from_json(cls, obj, seat: int | None = None) -> "View":
         if isinstance(obj, str):
-            try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as e:
-                raise PositionError(f"position JSON does not parse: {e}") from None
+            obj = loads(obj, PositionError, "position JSON does not parse: ")
         return cls._from_fields(pos.from_json(obj), seat)
 
     @classmethod
     def _from_fields(cls, d: dict, seat: int | None) -> "View":
         seat = d["to_move"] if seat is None else seat
         if not isinstance(seat, int) or not 0 <= seat < d["players"]:
-            raise PositionError(f"seat must be 0-{d['players'] - 1}, got {seat!r}")
+            raise PositionError(f"seat must be 0-{d['players'] - 1}, got {short(seat)}")
         core = _core_of(d)
         # a view never holds a deck order, even when the text gave one; a true position (no '?')
         # is read as the game itself, so the view of it is State(text).view(seat)

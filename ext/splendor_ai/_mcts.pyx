@@ -303,7 +303,7 @@ cdef class Search:
         cdef int32_t* grown
         cdef long need, cap
         if off < 0 or self.pool[off + 3] < n:
-            need = 4 + 3 * n
+            need = (4 + 3 * n + 1) & ~1     # even: every entry, and so its 64-bit hash, is 8-byte aligned
             if self.pool_len + need > POOL_MAX_WORDS:
                 self.cache_clear()
             if self.pool_len + need > self.pool_cap:

@@ -73,51 +73,49 @@ def _num(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() and abs(x) >= 10_000 else f"{x:g}"
 
 
-def _int(lo: int, hi: int, why: str = ""):
+def _int(lo: int, hi: int, why: str = "") -> Any:
+    """An optional strict integer field in [lo, hi]."""
     expect = f"an integer in {_num(lo)}-{_num(hi)}" + (f" ({why})" if why else "")
-    return Annotated[Optional[Annotated[int, Strict(), Field(ge=lo, le=hi)]], Field(None, description=expect)]
+    return Field(None, ge=lo, le=hi, strict=True, description=expect)
 
 
 def _float(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
-           why: str = ""):
+           why: str = "") -> Any:
+    """An optional strict finite number field (an int is a number, a bool is not) within bounds."""
     bounds: dict[str, float] = {}
+    parts = []
     if lo is not None:
         bounds["gt" if lo_open else "ge"] = lo
     if hi is not None:
         bounds["lt" if hi_open else "le"] = hi
-    if lo is None and hi is None:
-        expect = "a finite number"
-    elif hi is None:
-        expect = f"a number {'>' if lo_open else '>='} {_num(lo)}"
-    elif lo is None:
-        expect = f"a number {'<' if hi_open else '<='} {_num(hi)}"
-    else:
+    if lo is not None and hi is not None:
         expect = f"a number in {'(' if lo_open else '['}{_num(lo)}, {_num(hi)}{')' if hi_open else ']'}"
+    else:
+        if lo is not None:
+            parts.append(f"{'>' if lo_open else '>='} {_num(lo)}")
+        if hi is not None:
+            parts.append(f"{'<' if hi_open else '<='} {_num(hi)}")
+        expect = "a number " + parts[0] if parts else "a finite number"
     if why:
         expect += f" ({why})"
-    inner = Annotated[float, Strict(), AllowInfNan(False), Field(**bounds)]
-    return Annotated[Optional[inner], Field(None, description=expect)]
+    return Field(None, strict=True, allow_inf_nan=False, description=expect, gt=bounds.get("gt"),
+                 ge=bounds.get("ge"), lt=bounds.get("lt"), le=bounds.get("le"))
 
 
-def _bool():
-    return Annotated[Optional[Annotated[bool, Strict()]], Field(None, description="True or False")]
+def _described(expect: str, strict: bool = True) -> Any:
+    return Field(None, strict=strict, description=expect)
 
 
-def _choice(*names: str):
-    return Annotated[Optional[Literal[names]], Field(None, description="one of " + ", ".join(map(repr, names)))]
+def _choice(*names: str) -> Any:
+    return Field(None, description="one of " + ", ".join(map(repr, names)))
 
 
-_Finite = Annotated[float, Strict(), AllowInfNan(False)]
-
-
-def _numbers(why: str):
-    return Annotated[Optional[tuple[_Finite, ...]], Field(None, description=f"a tuple of finite numbers ({why})")]
-
-
-_SECONDS = _float(0, MAX_SECONDS, lo_open=True, why="at most an hour")
-_ITERATIONS = _int(1, MAX_ITERATIONS, "about ten minutes of the fastest search")
-_DETS = _int(1, MAX_DETS, "the search's most worlds")
-_WEIGHTS = _numbers("evaluation weights, see splendor_ai/players/evaluation.py")
+#: a finite number, strictly (not a bool, not a string)
+Finite = Annotated[float, Strict(), AllowInfNan(False)]
+Numbers = Optional[tuple[Finite, ...]]
+WEIGHTS_WHY = "a tuple of finite numbers (evaluation weights, see splendor_ai/players/evaluation.py)"
+_SECONDS_WHY, _ITER_WHY, _DETS_WHY = "at most an hour", "about ten minutes of the fastest search", \
+    "the search's most worlds"
 
 
 class _Table(BaseModel):
@@ -130,10 +128,10 @@ class LimitBounds(_Table):
     """A search limit (`players.Limit`): unset fields fall back to the player's own budget."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    iterations: _ITERATIONS
-    seconds: _SECONDS
-    dets: _DETS
-    depth: _int(1, MAX_DEPTH, f"at most {MAX_FIXED_DEPTH} without seconds")
+    iterations: Optional[int] = _int(1, MAX_ITERATIONS, _ITER_WHY)
+    seconds: Optional[float] = _float(0, MAX_SECONDS, lo_open=True, why=_SECONDS_WHY)
+    dets: Optional[int] = _int(1, MAX_DETS, _DETS_WHY)
+    depth: Optional[int] = _int(1, MAX_DEPTH, f"at most {MAX_FIXED_DEPTH} without seconds")
 
     @model_validator(mode="after")
     def _fixed_depth(self):
@@ -150,27 +148,27 @@ def _check_fixed_depth(depth, seconds) -> None:
 class MCTSBounds(_Table):
     """`mcts(...)`: see MCTSPlayer for what each parameter does."""
 
-    iterations: _ITERATIONS
-    seconds: _SECONDS
-    c: _float(0, lo_open=True, why="the exploration constant")
-    c_base: _float(0)
-    puct: _bool()
-    prior_temp: _float(0, lo_open=True)
-    fpu: _float()
-    eps: _float(0, 1, why="a probability")
-    cutoff: _int(0, MAX_CUTOFF, "0 plays to the end")
-    rollout: _choice("policy", "random")
-    eval_scale: _float(0, lo_open=True)
-    weights: _WEIGHTS
-    phase_weights: _WEIGHTS
-    module_weights: _WEIGHTS
-    mode: _choice("ismcts", "pimc", "perfect")
-    dets: _DETS
-    reuse: _bool()
-    workers: _int(1, CPUS, "the machine's cores")
-    max_nodes: _int(MIN_MAX_NODES, MAX_TREE_NODES, "the tree memory of a search")
-    halving: _int(0, MAX_HALVING, "0 is off, else at least 2 root candidates")
-    halving_warm: _float(0, 1, lo_open=True, hi_open=True, why="a share of the budget")
+    iterations: Optional[int] = _int(1, MAX_ITERATIONS, _ITER_WHY)
+    seconds: Optional[float] = _float(0, MAX_SECONDS, lo_open=True, why=_SECONDS_WHY)
+    c: Optional[float] = _float(0, lo_open=True, why="the exploration constant")
+    c_base: Optional[float] = _float(0)
+    puct: Optional[bool] = _described("True or False")
+    prior_temp: Optional[float] = _float(0, lo_open=True)
+    fpu: Optional[float] = _float()
+    eps: Optional[float] = _float(0, 1, why="a probability")
+    cutoff: Optional[int] = _int(0, MAX_CUTOFF, "0 plays to the end")
+    rollout: Optional[Literal["policy", "random"]] = _choice("policy", "random")
+    eval_scale: Optional[float] = _float(0, lo_open=True)
+    weights: Numbers = _described(WEIGHTS_WHY, strict=False)
+    phase_weights: Numbers = _described(WEIGHTS_WHY, strict=False)
+    module_weights: Numbers = _described(WEIGHTS_WHY, strict=False)
+    mode: Optional[Literal["ismcts", "pimc", "perfect"]] = _choice("ismcts", "pimc", "perfect")
+    dets: Optional[int] = _int(1, MAX_DETS, _DETS_WHY)
+    reuse: Optional[bool] = _described("True or False")
+    workers: Optional[int] = _int(1, CPUS, "the machine's cores")
+    max_nodes: Optional[int] = _int(MIN_MAX_NODES, MAX_TREE_NODES, "the tree memory of a search")
+    halving: Optional[int] = _int(0, MAX_HALVING, "0 is off, else at least 2 root candidates")
+    halving_warm: Optional[float] = _float(0, 1, lo_open=True, hi_open=True, why="a share of the budget")
 
     @model_validator(mode="after")
     def _together(self):
@@ -187,19 +185,19 @@ class MCTSBounds(_Table):
 class ExpectimaxBounds(_Table):
     """`expectimax(...)`: see ExpectimaxPlayer for what each parameter does."""
 
-    depth: _int(1, MAX_DEPTH, f"at most {MAX_FIXED_DEPTH} without seconds")
-    seconds: _SECONDS
-    dets: _DETS
-    chance_samples: _int(1, MAX_CHANCE, "outcomes per card reveal")
-    algo: _choice("paranoid", "maxn")
-    eval_bound: _float(0, lo_open=True)
-    exact_root: Annotated[Optional[Union[Annotated[bool, Strict()], Annotated[int, Strict(), Field(ge=1, le=MAX_TOP)]]],
-                          Field(None, description=f"True, False or a number of root moves in 1-{MAX_TOP}")]
-    tt_bits: _int(0, MAX_TT_BITS, "2^26 entries of 16 bytes are 1 GB")
-    eval_scale: _float(0, lo_open=True)
-    weights: _WEIGHTS
-    phase_weights: _WEIGHTS
-    module_weights: _WEIGHTS
+    depth: Optional[int] = _int(1, MAX_DEPTH, f"at most {MAX_FIXED_DEPTH} without seconds")
+    seconds: Optional[float] = _float(0, MAX_SECONDS, lo_open=True, why=_SECONDS_WHY)
+    dets: Optional[int] = _int(1, MAX_DETS, _DETS_WHY)
+    chance_samples: Optional[int] = _int(1, MAX_CHANCE, "outcomes per card reveal")
+    algo: Optional[Literal["paranoid", "maxn"]] = _choice("paranoid", "maxn")
+    eval_bound: Optional[float] = _float(0, lo_open=True)
+    exact_root: Optional[Union[Annotated[bool, Strict()], Annotated[int, Strict(), Field(ge=1, le=MAX_TOP)]]] = \
+        Field(None, description=f"True, False or a number of root moves in 1-{MAX_TOP}")
+    tt_bits: Optional[int] = _int(0, MAX_TT_BITS, "2^26 entries of 16 bytes are 1 GB")
+    eval_scale: Optional[float] = _float(0, lo_open=True)
+    weights: Numbers = _described(WEIGHTS_WHY, strict=False)
+    phase_weights: Numbers = _described(WEIGHTS_WHY, strict=False)
+    module_weights: Numbers = _described(WEIGHTS_WHY, strict=False)
 
     @model_validator(mode="after")
     def _fixed_depth(self):
@@ -210,8 +208,8 @@ class ExpectimaxBounds(_Table):
 class GreedyBounds(_Table):
     """`greedy(...)`."""
 
-    weights: _WEIGHTS
-    module_weights: _WEIGHTS
+    weights: Numbers = _described(WEIGHTS_WHY, strict=False)
+    module_weights: Numbers = _described(WEIGHTS_WHY, strict=False)
 
 
 class RandomBounds(_Table):
