@@ -312,6 +312,34 @@ def test_engine_protocol_streams(profile):
     run(profile, streams, prop)
 
 
+# -- player specs ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_player_specs(profile):
+    """`parse_spec` and `make_player`: a player, or ConfigError with a short message; a spec that
+    builds a player round-trips through its canonical text."""
+    from splendor_ai.players import make_player
+    from splendor_ai.players.spec import parse_spec
+
+    def prop(spec):
+        try:
+            name, kwargs = parse_spec(spec)
+        except SplendorError as e:
+            return refused(e, ConfigError)
+        try:
+            player = make_player(spec, seed=3)
+        except SplendorError as e:
+            return refused(e, ConfigError)
+        player.close()
+        canon = name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
+        assert parse_spec(canon) == (name, kwargs)
+        make_player(canon, seed=3).close()
+    specs = text_inputs([s for s in SPECS if s != "human"] + ["mcts(iterations=10, c=1e999)",
+                                                             "mcts(workers=100000)", "expectimax(tt_bits=99)"],
+                        max_ops=3, seps=",=()")
+    run(profile, specs, prop, scale=3)
+
+
 # -- the web API ------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
