@@ -32,6 +32,7 @@ a temporary file renamed over it (a crash leaves the previous version, never hal
 from __future__ import annotations
 
 import hashlib
+import random
 import threading
 import time
 import warnings
@@ -47,6 +48,12 @@ from .state import Config, State, View
 HUMAN = "human"
 #: seconds between progress reports of a search (and how soon a cancel is noticed)
 REPORT_EVERY = 0.2
+
+
+def new_seed() -> int:
+    """A deal seed nobody has seen: 64 random bits (a 32-bit seed could be found by dealing
+    every seed and comparing the market, which would give away the decks)."""
+    return random.SystemRandom().randrange(2 ** 64)
 
 
 class SessionError(SplendorError):
@@ -178,12 +185,11 @@ class GameSession:
             config: Config | None = None, first_player: int = 0, **kw) -> "GameSession":
         """A new game dealt from `seed` (default: a random one) for `len(seats)` players, with
         `module` (a Cities of Splendor module) or the rules of `config`."""
-        import random
         n = len(seats)
         if config is None:
             config = Config(players=n, modules=(module,) if module else ())
         if seed is None:
-            seed = random.SystemRandom().randrange(2 ** 32)
+            seed = new_seed()
         state = State.new(n, seed=seed, first_player=first_player, config=config)
         return cls(state, seats, seed=seed, **kw)
 

@@ -72,7 +72,7 @@ def engine():
         e.proc.wait()
 
 
-START = {"players": 2, "seed": 3, "first_player": 0}
+START = {"players": 2, "seed": 3, "firstPlayer": 0}
 MOVES = ["r44", "rL2", "+wbg", "rL3"]
 LIMIT = {"iterations": 300}
 
@@ -104,11 +104,19 @@ def test_scripted_transcript(engine):
     r = engine.ask({"id": "v", "action": "query_version"})
     assert r["protocol"] == PROTOCOL == "splendor-engine/1" and r["id"] == "v" and r["version"]
 
-    good = {"id": 1, "start": START, "moves": MOVES, "limit": LIMIT, "top_k": 3}
+    good = {"id": 1, "start": START, "moves": MOVES, "limit": LIMIT, "topK": 3}
     first = engine.ask(good)
     check_analysis(first, 1, 3)
     assert first["rootInfo"]["iterations"] == 300 and first["rootInfo"]["turn"] == 4
     assert "level-2" not in json.dumps(first)  # sanity: answers carry notation, not board text
+
+    # the version-1 snake_case spellings give the same answer; both spellings at once are an error
+    old = {"id": 1, "start": {"players": 2, "seed": 3, "first_player": 0}, "moves": MOVES, "limit": LIMIT, "top_k": 3}
+    assert engine.ask(old) == first
+    r = engine.ask(dict(good, top_k=3))
+    assert r["id"] == 1 and r["field"] == "topK" and "given twice" in r["error"]
+    r = engine.ask(dict(good, start=dict(START, first_player=0)))
+    assert r["field"] == "start.firstPlayer" and "given twice" in r["error"]
 
     r = engine.ask("{this is not json")
     assert r["id"] is None and "malformed JSON" in r["error"]
@@ -128,8 +136,8 @@ def test_scripted_transcript(engine):
     r = engine.ask({"id": 6, "start": START, "limit": {"iterations": -5}})
     assert r["id"] == 6 and r["error"].startswith("limit.iterations:")
 
-    r = engine.ask({"id": 7, "start": START, "limit": LIMIT, "top_k": "many"})
-    assert r["id"] == 7 and r["error"].startswith("top_k:")
+    r = engine.ask({"id": 7, "start": START, "limit": LIMIT, "topK": "many"})
+    assert r["id"] == 7 and r["error"].startswith("topK:")
 
     r = engine.ask({"id": 8, "start": {"players": 7, "seed": 1}, "limit": LIMIT})
     assert r["id"] == 8 and r["error"].startswith("start:") and "players" in r["error"]
@@ -162,13 +170,13 @@ def test_scripted_transcript(engine):
     r = engine.ask({"id": "h", "action": "hint", "position": st.to_json(), "limit": LIMIT})
     assert r["id"] == "h" and r["action"] == "hint" and r["move"] in st.legal_moves
     assert r["runnerUp"]["move"] != r["move"] and "visits" in r["reason"]
-    r = engine.ask({"id": "s1", "position": st.position(), "seat": 1, "limit": LIMIT, "top_k": 2})
+    r = engine.ask({"id": "s1", "position": st.position(), "seat": 1, "limit": LIMIT, "topK": 2})
     check_analysis(r, "s1", 2)
     assert r["rootInfo"]["seat"] == 1 and r["rootInfo"]["toMove"] == 0 and r["rootInfo"]["legalMoves"] is None
     assert r["rootInfo"]["position"] == st.view(1).position()
 
     # progress reports during a timed search
-    r = engine.ask({"id": "p", "start": START, "limit": {"seconds": 0.6}, "report_every": 0.1, "top_k": 2})
+    r = engine.ask({"id": "p", "start": START, "limit": {"seconds": 0.6}, "reportEvery": 0.1, "topK": 2})
     check_analysis(r, "p", 2)
     assert engine.reports, "no progress report"
     for rep in engine.reports:
@@ -214,13 +222,13 @@ def test_records_and_turns():
         {"id": 7, "start": START, "position": st.position(), "limit": LIMIT},
         {"id": 8, "limit": LIMIT},
         {"id": 9, "start": START, "limit": {"iterations": 10, "depth": 3}},
-        {"id": 10, "start": START, "limit": LIMIT, "report_every": -1},
+        {"id": 10, "start": START, "limit": LIMIT, "reportEvery": -1},
         {"id": 11, "start": dict(START, seed=-1), "limit": LIMIT},
     ])
     check_analysis(replies[0], 1, 5)
     assert replies[0]["rootInfo"]["turn"] == 2
     expect = {2: "turn:", 3: "record:", 4: "moves:", 5: "moves:", 6: "turn:", 7: "give only one",
-              8: "no position", 9: "limit: unknown field 'depth'", 10: "report_every:", 11: "start: seed"}
+              8: "no position", 9: "limit: unknown field 'depth'", 10: "reportEvery:", 11: "start: seed"}
     for r in replies[1:]:
         assert r["error"].startswith(expect[r["id"]]), r
 
@@ -256,7 +264,7 @@ LONG = {"seconds": 120}        # a search that would run two minutes unless term
 
 
 def test_terminate_stops_a_long_search_with_its_partial_result(engine):
-    engine.send_raw(json.dumps({"id": "long", "start": START, "limit": LONG, "top_k": 3}))
+    engine.send_raw(json.dumps({"id": "long", "start": START, "limit": LONG, "topK": 3}))
     # the engine reads on while it searches: the version is answered during the search
     t0 = time.monotonic()
     r = engine.ask({"id": "v", "action": "query_version"})
@@ -341,7 +349,7 @@ def test_end_of_input_waits_for_searches_or_stops_them(tmp_path):
 def test_concurrent_searches_write_whole_lines():
     """Two worker threads, progress reports from both: every output line is one JSON object."""
     out = io.StringIO()
-    lines = [{"id": i, "start": dict(START, seed=i), "limit": {"seconds": 0.4}, "report_every": 0.05}
+    lines = [{"id": i, "start": dict(START, seed=i), "limit": {"seconds": 0.4}, "reportEvery": 0.05}
              for i in range(4)]
     serve(io.StringIO("".join(json.dumps(r) + "\n" for r in lines)), out, threads=2)
     replies = [json.loads(x) for x in out.getvalue().splitlines()]
@@ -364,7 +372,7 @@ def test_concurrent_searches_write_whole_lines():
     ({"id": 1, "start": START, "spec": "mcts(" + "c=1," * 50_000 + ")"}, "spec", "characters (at most 200)"),
     ({"id": 1, "start": START, "limit": {"iterations": True}}, "limit.iterations", "expected an integer"),
     ({"id": 1, "start": START, "limit": {"seconds": 10 ** 400}}, "limit.seconds", ""),
-    ({"id": 1, "start": START, "top_k": 5.0}, "top_k", ""),
+    ({"id": 1, "start": START, "topK": 5.0}, "topK", ""),
     ({"id": "x" * 300, "start": START}, "id", "at most 200 characters"),
     ({"id": 2 ** 70, "start": START}, "id", "64-bit"),
     ({"id": 1, "start": dict(START, seed=2 ** 64)}, "start", "seed"),
@@ -445,7 +453,7 @@ def test_review_streams_each_turn_then_the_summary(finished_record):
     ({"record": {"format": "splendor-record/1"}}, "record"),
     ({"seats": [2]}, "seats"), ({"seats": True}, "seats"), ({"turns": [10 ** 6]}, "turns"),
     ({"turns": "all"}, "turns"), ({"spec": "greedy"}, "spec"), ({"spec": "mcts(workers=100000)"}, "spec.workers"),
-    ({"limit": {"seconds": 1e9}}, "limit.seconds"), ({"top_k": 99}, "top_k"), ({"moves": []}, "moves"),
+    ({"limit": {"seconds": 1e9}}, "limit.seconds"), ({"topK": 99}, "topK"), ({"moves": []}, "moves"),
 ])
 def test_bad_review_requests(finished_record, change, field):
     req = {"id": "b", "action": "review", "record": finished_record.to_json(), "limit": {"iterations": 50}, **change}

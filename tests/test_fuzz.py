@@ -222,12 +222,12 @@ def _requests() -> list[dict]:
     out = [{"id": "v", "action": "query_version"}, {"id": 7, "action": "terminate", "terminateId": "a"},
            {"id": "all", "action": "terminate_all", "turnNumbers": [0, 3], "noResults": True}]
     for i, g in enumerate(GAMES[:12]):
-        common = {"limit": {"iterations": 50}, "top_k": 3, "seed": i, "spec": SPECS[i % 9]}
+        common = {"limit": {"iterations": 50}, "topK": 3, "seed": i, "spec": SPECS[i % 9]}
         if not g.is_over():
             out.append({"id": f"p{i}", "action": "analyse", "position": g.position(), **common})
             out.append({"id": i, "action": "hint", "position": g.view(g.to_move).position(), "seat": g.to_move,
                         "limit": {"seconds": 0.1}})
-            out.append({"id": f"j{i}", "position": g.to_json(), "seat": 0, "report_every": 0.5, **common})
+            out.append({"id": f"j{i}", "position": g.to_json(), "seat": 0, "reportEvery": 0.5, **common})
         out.append({"id": f"r{i}", "record": RECORD_OBJS[i], "turn": len(RECORDS[i].moves) // 2, **common})
     out.append({"id": "s", "start": {"players": 3, "seed": 4, "module": "orient"}, "moves": ["+wbg", "rL2"],
                 "limit": {"iterations": 10}})

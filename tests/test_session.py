@@ -275,3 +275,11 @@ def test_a_game_begun_in_the_middle_of_a_turn_undoes_and_records():
         assert [str(m) for m in s.undo()][-1] == str(hits[0])
         assert s.state.position() == start.position()
         assert s.record().start == start.position() and s.record().moves == []
+
+
+def test_a_new_game_without_a_seed_is_dealt_from_64_random_bits():
+    """A 32-bit deal seed could be found by dealing every seed and comparing the market (and so
+    the decks): a session's own seed has 64 bits, different each time."""
+    seeds = [GameSession.new(["human", "random"]).seed for _ in range(8)]
+    assert len(set(seeds)) == 8 and all(0 <= s < 2 ** 64 for s in seeds)
+    assert any(s >= 2 ** 32 for s in seeds)     # fails with probability 2**-256 for 64-bit seeds

@@ -1,6 +1,6 @@
 """The browser UI end to end, in a real headless browser: Playwright drives Chromium (Debian's
-/usr/bin/chromium, which .ci/run installs; elsewhere Playwright's own, which the README's test
-command installs with `python -m playwright install chromium`) against `splendor serve`'s app on a
+/usr/bin/chromium, else Playwright's own: tests/install_browser.sh, in the README's test command,
+installs one) against `splendor serve`'s app on a
 free localhost port.
 
 A whole game is played against a fast AI by clicking bank tokens, cards, decks, returned tokens and

@@ -28,12 +28,16 @@ from ..errors import SplendorError
 from ..players.bounds import MAX_ITERATIONS, MAX_SECONDS  # noqa: F401  (the one table of bounds)
 
 PROTOCOL = "splendor-engine/1"
-SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "top_k",
-                 "spec", "seed", "report_every"}
+SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "topK",
+                 "spec", "seed", "reportEvery"}
 TERMINATE_FIELDS = {"id", "action", "terminateId", "turnNumbers", "noResults"}
-REVIEW_FIELDS = {"id", "action", "record", "seats", "turns", "limit", "spec", "seed", "top_k"}
+REVIEW_FIELDS = {"id", "action", "record", "seats", "turns", "limit", "spec", "seed", "topK"}
 ACTIONS = ("analyse", "hint", "review", "query_version", "terminate", "terminate_all")
-START_FIELDS = {"players", "seed", "first_player", "cap", "module", "modules"}
+START_FIELDS = {"players", "seed", "firstPlayer", "cap", "module", "modules"}
+#: the snake_case spellings of version 1, still accepted in splendor-engine/1 (one casing, camelCase,
+#: across the protocol, the web API and SearchInfo); splendor-engine/2 will drop them
+V1_SPELLINGS = {"top_k": "topK", "report_every": "reportEvery"}
+V1_START_SPELLINGS = {"first_player": "firstPlayer"}
 LIMIT_FIELDS = ("iterations", "seconds")
 MAX_TOP_K = 200
 #: a request with a whole game record is a few KB; a longer line is refused unread
@@ -204,13 +208,13 @@ def build_position(req: dict):
             raise RequestError("start.seed: missing (the deal must be reproducible)", "start.seed")
         players = s.get("players", 2)
         seed = s["seed"]
-        first = s.get("first_player", 0)
+        first = s.get("firstPlayer", 0)
         if not _is_int(players):
             raise RequestError(f"start.players: expected 2, 3 or 4, got {_show(players)}", "start.players")
         if not _is_int(seed):
             raise RequestError(f"start.seed: expected an integer in [0, 2**64), got {_show(seed)}", "start.seed")
         if not _is_int(first):
-            raise RequestError(f"start.first_player: expected a seat, got {_show(first)}", "start.first_player")
+            raise RequestError(f"start.firstPlayer: expected a seat, got {_show(first)}", "start.firstPlayer")
         modules = _start_modules(s)
         try:
             config = Config(players=players, cap=s.get("cap", Config.cap), modules=modules)
@@ -345,16 +349,16 @@ def prepare(req: dict, emit: Callable[[dict], None]) -> Job:
     action = _action(req)
     _known_fields(req, SEARCH_FIELDS, action)
     limit = parse_limit(req.get("limit"))
-    top_k = _int_field(req, "top_k", 1, MAX_TOP_K, 5)
+    top_k = _int_field(req, "topK", 1, MAX_TOP_K, 5)
     seed = _int_field(req, "seed", 0, 2 ** 64 - 1, 0)
     spec = req.get("spec", "mcts")
     check_spec(spec)
-    report_every = req.get("report_every")
+    report_every = req.get("reportEvery")
     if report_every is not None and (not _is_num(report_every) or not 0.05 <= report_every <= MAX_SECONDS):
-        raise RequestError(f"report_every: expected a number of seconds in [0.05, {MAX_SECONDS:g}], got "
-                           f"{_show(report_every)}", "report_every")
+        raise RequestError(f"reportEvery: expected a number of seconds in [0.05, {MAX_SECONDS:g}], got "
+                           f"{_show(report_every)}", "reportEvery")
     if action == "hint" and report_every is not None:
-        raise RequestError("report_every: progress reports are for analyse requests", "report_every")
+        raise RequestError("reportEvery: progress reports are for analyse requests", "reportEvery")
     position = build_position(req)
     seat = req.get("seat")
     if position.is_over():
@@ -431,7 +435,7 @@ def prepare_review(req: dict, emit: Callable[[dict], None]) -> Job:
                            f"got {_show(turns)}", "turns")
     limit = parse_limit(req.get("limit"))
     seed = _int_field(req, "seed", 0, 2 ** 64 - 1, 0)
-    top_k = _int_field(req, "top_k", 1, 50, 3)
+    top_k = _int_field(req, "topK", 1, 50, 3)
     spec = req.get("spec")
     if spec is not None:
         check_spec(spec)
@@ -515,6 +519,7 @@ class Engine:
             req = _loads(line)
             rid = _request_id(req)
             action = _action(req)
+            req = _current_spellings(req)
             if action == "query_version":
                 _known_fields(req, {"id", "action"}, action)
                 from .. import __version__
@@ -609,6 +614,22 @@ class Engine:
             self.jobs.put(None)
         for w in self.workers:
             w.join()
+
+
+def _rename(obj: dict, names: dict[str, str], where: str = "") -> dict:
+    for old, new in names.items():
+        if old in obj and new in obj:
+            raise RequestError(f"{where}{new}: given twice (as {new} and as {old}, its version-1 spelling)",
+                               f"{where}{new}")
+    return {names.get(k, k): v for k, v in obj.items()}
+
+
+def _current_spellings(req: dict) -> dict:
+    """The request with version-1 snake_case field names renamed to their camelCase names."""
+    req = _rename(req, V1_SPELLINGS)
+    if isinstance(req.get("start"), dict):
+        req["start"] = _rename(req["start"], V1_START_SPELLINGS, "start.")
+    return req
 
 
 def _reject_constant(name: str):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import random
 import re
 import sys
 import threading
@@ -30,7 +29,7 @@ from rich.text import Text
 
 from ..cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, TOKEN_NAMES
 from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
-from ..session import GameSession
+from ..session import GameSession, new_seed
 from ..move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
                     RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
 from .render import BOARD_WIDTH, board, move_list, player_name
@@ -73,12 +72,6 @@ MODULE_TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The T
 
 class Quit(Exception):
     pass
-
-
-def new_seed() -> int:
-    """A deal seed nobody has seen: 64 random bits (a 32-bit seed could be found by dealing
-    every seed and comparing the market, which would give away the decks)."""
-    return random.SystemRandom().randrange(2 ** 64)
 
 
 def save_dir() -> Path:

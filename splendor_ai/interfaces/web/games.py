@@ -1358,7 +1358,8 @@ class GameManager:
             raise ApiError(422, "seats: at least one seat must be 'human' (the page shows a human seat's view)",
                            "seats")
         if seed is None:
-            seed = random.SystemRandom().randrange(2 ** 32)
+            from ...session import new_seed
+            seed = new_seed()
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
             raise ApiError(422, "seed: expected an integer in [0, 2**64)", "seed")
         if not isinstance(first_player, int) or isinstance(first_player, bool) or not 0 <= first_player < players:
