@@ -109,7 +109,8 @@ class TurnReview:
     Win rates are the mover's expected result (a win 1, a shared draw 1/k), rounded to 4 places;
     `loss`, `klass` and `accuracy` are computed from the rounded figures (so a report read back
     is the same report). `alternatives` (the search's top moves with their lines) are kept at
-    inaccuracies, mistakes and blunders only."""
+    inaccuracies, mistakes and blunders only. `terminated`: the search was stopped before its
+    limit (the engine protocol's `terminate`), so the figures are those of a shorter search."""
 
     turn: int                           # index of the move in the record (0 = the first move)
     seat: int
@@ -127,6 +128,7 @@ class TurnReview:
     played_description: str | None = None
     best_description: str | None = None
     alternatives: tuple[dict, ...] = ()  # MoveInfo.to_json of the search's top moves
+    terminated: bool = False            # the search was ended early (the figures are of its iterations so far)
     loss: float = field(init=False)
     klass: str = field(init=False)
     accuracy: float | None = field(init=False)
@@ -163,7 +165,8 @@ class TurnReview:
                 "bestVisits": self.best_visits, "playedVisits": self.played_visits, "legalMoves": self.legal_moves,
                 "iterations": self.iterations, "seatWinrates": list(self.seat_winrates), "pv": list(self.pv),
                 "playedDescription": self.played_description, "bestDescription": self.best_description,
-                "alternatives": [dict(a) for a in self.alternatives], "position": self.position}
+                "alternatives": [dict(a) for a in self.alternatives], "position": self.position,
+                **({"terminated": True} if self.terminated else {})}
 
     @classmethod
     def from_json(cls, obj: dict) -> "TurnReview":
@@ -174,7 +177,7 @@ class TurnReview:
                        legal_moves=obj["legalMoves"], iterations=obj["iterations"],
                        seat_winrates=tuple(obj["seatWinrates"]), pv=tuple(obj["pv"]),
                        played_description=obj.get("playedDescription"), best_description=obj.get("bestDescription"),
-                       alternatives=tuple(obj.get("alternatives", ())))
+                       alternatives=tuple(obj.get("alternatives", ())), terminated=obj.get("terminated") is True)
         except (KeyError, TypeError) as e:
             raise ReviewError(f"a turn of the review: missing or malformed field {e}") from None
 
@@ -199,11 +202,40 @@ def _root(search) -> dict[int, tuple[int, tuple[float, ...]]]:
     return {k: (v, tuple(w / v if v else float("nan") for w in ws)) for k, (v, ws) in out.items()}
 
 
+class ReviewStopped(Exception):
+    """A turn's review stopped by its `stop` callback before its search made one iteration: there
+    is no figure to report (the engine protocol's `terminate` of a turn that had not started)."""
+
+
+def _run(search, stop) -> bool:
+    """Run `search` to its end, or in chunks of STOP_CHECK_SECONDS that ask `stop()` in between
+    (the chunks continue the same trees, so the result is that of one run). Returns whether
+    `stop()` ended it early."""
+    from .analysis import STOP_CHECK_SECONDS
+    if stop is None:
+        search.run()
+        return False
+    while not search.done():
+        if stop():
+            return True
+        before = search.iterations_done
+        search.run(STOP_CHECK_SECONDS)
+        if search.iterations_done == before:   # nothing more to search (e.g. its clock ran out)
+            break
+    return False
+
+
 def review_position(view: View, played: Move | str, limit=None, *, spec: str | None = None, seed: int = 0,
-                    top_k: int = DEFAULT_TOP_K, turn: int | None = None) -> TurnReview:
+                    top_k: int = DEFAULT_TOP_K, turn: int | None = None,
+                    stop: Callable[[], bool] | None = None) -> TurnReview:
     """Rate `played` in `view` (the mover's own view: `state.view(state.to_move)`): the search of
     `spec` (default: the default AI) under `limit` (a Limit or its JSON; default: the spec's own
-    budget), then the played move forced to `PLAYED_SHARE` of the search (module docstring)."""
+    budget), then the played move forced to `PLAYED_SHARE` of the search (module docstring).
+    With `stop`, the search runs in chunks and ends early once `stop()` is true: the turn is then
+    rated from the iterations made so far (the played move forced to its share of those, so it
+    takes at most a tenth of the time already spent) and marked `terminated`; stopped before its
+    first iteration, it raises ReviewStopped. The chunks do not change the result of a search
+    that is not stopped: the same trees are continued."""
     from .analysis import _check_seed, _make_search_player, as_limit
     from .players.keys import main_key
     from .players.spec import DEFAULT_AI
@@ -224,7 +256,9 @@ def review_position(view: View, played: Move | str, limit=None, *, spec: str | N
     player = _make_search_player(spec or DEFAULT_AI, seed)
     try:
         search = player.new_search(view, limit)
-        search.run()
+        terminated = _run(search, stop)
+        if terminated and search.iterations_done == 0:
+            raise ReviewStopped
         ranked = search.ranked(top_k)
         _, seat_wr = search.root_summary()
         best = ranked[0]
@@ -253,7 +287,7 @@ def review_position(view: View, played: Move | str, limit=None, *, spec: str | N
         best_visits=best.visits, played_visits=best.visits if same else pvisits, legal_moves=len(view.legal_moves),
         iterations=iterations, seat_winrates=tuple(seat_wr), pv=tuple(best.pv),
         played_description=_describe(view, move), best_description=_describe(view, best.move),
-        alternatives=tuple(m.to_json(i) for i, m in enumerate(ranked)))
+        alternatives=tuple(m.to_json(i) for i, m in enumerate(ranked)), terminated=terminated)
 
 
 def _describe(view: View, move: Move) -> str | None:
@@ -418,22 +452,33 @@ def _check_record(record) -> GameRecord:
 
 
 def review_stream(record: GameRecord, limit=None, *, spec: str | None = None, seats=None, seed: int = 0,
-                  top_k: int = DEFAULT_TOP_K) -> Iterator[TurnReview]:
+                  top_k: int = DEFAULT_TOP_K, turns: Iterable[int] | None = None,
+                  stop: Callable[[int], bool] | None = None) -> Iterator[TurnReview]:
     """The turns of `seats` (None or "all": every seat; an int; a list) of one record, reviewed one
     after the other in this process and yielded as each finishes (for a front end that streams
     them, e.g. the engine protocol's `review` request). Stop iterating to stop the review.
-    Everything is checked before the first search."""
+    Everything is checked before the first search. `turns` keeps only those move indices;
+    `stop(turn)` is asked before each turn and between chunks of its search: once true, the
+    turn's search ends and the turn is yielded with its figures so far, marked `terminated`
+    (a turn stopped before its first iteration is left out), and the stream goes on with the
+    next turn (which `stop` may skip as well)."""
     settings = Settings.make(spec, limit, seed, top_k)
     _check_record(record)
     chosen = _seats(seats, record.config.players)
+    wanted = None if turns is None else set(turns)
     for turn, mover in enumerate(_turns(record)):
-        if mover in chosen:
-            yield _turn(record, turn, settings)
+        if mover in chosen and (wanted is None or turn in wanted):
+            if stop is not None and stop(turn):
+                continue
+            try:
+                yield _turn(record, turn, settings, None if stop is None else (lambda t=turn: stop(t)))
+            except ReviewStopped:
+                continue
 
 
-def _turn(record: GameRecord, turn: int, settings: Settings) -> TurnReview:
+def _turn(record: GameRecord, turn: int, settings: Settings, stop=None) -> TurnReview:
     return review_position(_view_before(record, turn), record.moves[turn], settings.limit, spec=settings.spec,
-                           seed=settings.seed, top_k=settings.top_k, turn=turn)
+                           seed=settings.seed, top_k=settings.top_k, turn=turn, stop=stop)
 
 
 def review(record: GameRecord, limit=None, *, spec: str | None = None, seats=None, seed: int = 0,
@@ -630,28 +675,67 @@ def plot(review: Review, path, title: str | None = None) -> None:
         plt.close(fig)
 
 
-def summary_text(review: Review, width: int = 60) -> str:
-    """A plain-text summary: each seat's accuracy, class counts and win-rate sparkline, then each
-    inaccuracy, mistake and blunder with the better move and its line."""
-    lines = []
+#: how the marked classes are coloured in the terminal, and their column headings there
+STYLES = {"inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red"}
+SHORT = {"inaccuracy": "inacc."}
+
+
+def summary(review: Review, width: int = 60):
+    """The review as rich renderables (a `rich.console.Group`), for `splendor review`: a line
+    naming the game and the search, then for each reviewed player a table of its accuracy and the
+    count of each class, a table of its inaccuracies, mistakes and blunders (the move played and
+    its win rate, the better move, its win rate and the line the search expects after it, the
+    loss in win-rate points) and its win-rate sparkline (the last `width` of its moves)."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
     res = review.result
     outcome = ("unfinished" if res is None else
                f"{res.reason}: " + ", ".join(f"Player {s + 1} {p}" for s, p in enumerate(res.points)))
-    lines.append(f"{' vs '.join(review.players)} ({len(review.moves)} moves; {outcome})")
-    lines.append(f"search: {review.settings.spec}" + (f", limit {review.settings.limit.to_json()}"
-                                                      if review.settings.limit else ""))
+    parts: list = [Text(f"{' vs '.join(review.players)} ({len(review.moves)} moves; {outcome})", style="bold"),
+                   Text(f"search: {review.settings.spec}" + (f", limit {json.dumps(review.settings.limit.to_json())}"
+                                                             if review.settings.limit else ""), style="dim")]
     for s in review.summaries:
-        acc = "n/a" if s.accuracy is None else f"{s.accuracy:.1f}%"
-        counts = ", ".join(f"{n} {c}" for c, n in s.classes.items() if n)
-        lines.append(f"Player {s.seat + 1} ({s.player}): accuracy {acc}; {counts or 'no moves'}")
-        lines.append(f"  win rate {sparkline([w for _, w in s.winrates][-width:])}")
-    for t in review.turns:
-        if t.klass in MARKS:
-            alt = "; ".join(f"{a['move']} {_pct(a['winrate'])}" for a in t.alternatives[:3])
-            lines.append(f"move {t.turn + 1}, Player {t.seat + 1}: {t.played}{t.mark} {_pct(t.played_winrate)} "
-                         f"(best {t.best} {_pct(t.best_winrate)}, -{100 * t.loss:.0f} points); line: "
-                         f"{' '.join(t.pv[:6])}; alternatives: {alt}")
-    return "\n".join(lines)
+        counts = Table(title=f"Player {s.seat + 1} ({s.player})", title_justify="left", title_style="bold",
+                       box=box.SIMPLE_HEAD, pad_edge=False)
+        for name in ("moves", "accuracy", "avg loss", *(f"{SHORT.get(c, c)} {MARKS.get(c, '')}".strip()
+                                                       for c in CLASSES)):
+            counts.add_column(name, justify="right", no_wrap=True)
+        counts.add_row(str(s.moves), "n/a" if s.accuracy is None else f"{s.accuracy:.1f}%",
+                       "n/a" if s.average_loss is None else f"{100 * s.average_loss:.1f} pts",
+                       *(Text(str(s.classes[c]), style=STYLES.get(c, "") if s.classes[c] else "")
+                         for c in CLASSES))
+        parts.append(counts)
+        marked = [t for t in review.turns if t.seat == s.seat and t.klass in MARKS]
+        if marked:
+            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            table.add_column("move", justify="right", no_wrap=True)
+            table.add_column("played", no_wrap=True)
+            table.add_column("better move", no_wrap=True)
+            table.add_column("loss", justify="right", no_wrap=True)
+            table.add_column("the line after the better move", overflow="fold")
+            for t in marked:
+                table.add_row(Text(f"{t.turn + 1}{t.mark}", style=STYLES[t.klass]),
+                              f"{t.played} {_pct(t.played_winrate)}", f"{t.best} {_pct(t.best_winrate)}",
+                              f"{100 * t.loss:.0f} pts", " ".join(t.pv[:6]))
+            parts.append(table)
+        else:
+            parts.append(Text("  no inaccuracy, mistake or blunder", style="dim"))
+        rates = [w for _, w in s.winrates][-width:]
+        known = [w for w in rates if w is not None]
+        parts.append(Text.assemble(("  win rate ", "dim"), sparkline(rates),
+                                   f"  {_pct(known[0])} to {_pct(known[-1])}" if known else "", "\n"))
+    return Group(*parts)
+
+
+def summary_text(review: Review, width: int = 60, columns: int = 100) -> str:
+    """`summary(review)` as plain text, `columns` wide."""
+    import io
+    from rich.console import Console
+    out = io.StringIO()
+    Console(file=out, width=columns, no_color=True, highlight=False, emoji=False).print(summary(review, width))
+    return out.getvalue().rstrip("\n")
 
 
 def _pct(x) -> str:
@@ -717,11 +801,13 @@ def run_cli(args) -> int:
     reviews = review_records(records, limit if limit.to_json() else None, spec=args.spec, seats=seat,
                              seed=args.seed, top_k=args.top, jobs=args.jobs, ray=args.ray, path=args.resume,
                              progress=not args.no_progress)
+    from rich.console import Console
+    console = Console(highlight=False)
     for i, r in enumerate(reviews):
         if args.json:
             print(json.dumps(r.to_json(), separators=(",", ":"), allow_nan=False))
         else:
-            print(("\n" if i else "") + summary_text(r))
+            console.print(summary(r))
         if args.plot:
             stem, ext = os.path.splitext(args.plot)
             plot(r, args.plot if i == 0 else f"{stem}-{i + 1}{ext or '.png'}")

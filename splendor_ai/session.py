@@ -32,6 +32,7 @@ a temporary file renamed over it (a crash leaves the previous version, never hal
 from __future__ import annotations
 
 import hashlib
+import random
 import threading
 import time
 import warnings
@@ -47,6 +48,12 @@ from .state import Config, State, View
 HUMAN = "human"
 #: seconds between progress reports of a search (and how soon a cancel is noticed)
 REPORT_EVERY = 0.2
+
+
+def new_seed() -> int:
+    """A deal seed nobody has seen: 64 random bits (a 32-bit seed could be found by dealing
+    every seed and comparing the market, which would give away the decks)."""
+    return random.SystemRandom().randrange(2 ** 64)
 
 
 class SessionError(SplendorError):
@@ -93,10 +100,11 @@ def seat_seed(seed: int | None, seat: int) -> int:
     return ((seed or 0) + 7919 * seat) % 2 ** 64
 
 
-def _hint_seed(seed: int | None) -> int:
-    """The seed of hint and analysis searches: derived from the game's seed by a hash, so what a
-    hint shows is not a simple function of the deal seed."""
-    return int.from_bytes(hashlib.sha256(f"splendor-hint:{seed}".encode()).digest()[:8], "little")
+def _hint_seed(view: View) -> int:
+    """The seed of hint and analysis searches: from the position's turn alone, never from the deal
+    seed, so that what a hint shows is a function of the seat's view (two games a seat cannot tell
+    apart, dealt from other seeds, give the same hints: tests/test_twin_views.py)."""
+    return int.from_bytes(hashlib.sha256(f"splendor-hint:{view.turn}".encode()).digest()[:8], "little")
 
 
 class GameSession:
@@ -177,12 +185,11 @@ class GameSession:
             config: Config | None = None, first_player: int = 0, **kw) -> "GameSession":
         """A new game dealt from `seed` (default: a random one) for `len(seats)` players, with
         `module` (a Cities of Splendor module) or the rules of `config`."""
-        import random
         n = len(seats)
         if config is None:
             config = Config(players=n, modules=(module,) if module else ())
         if seed is None:
-            seed = random.SystemRandom().randrange(2 ** 32)
+            seed = new_seed()
         state = State.new(n, seed=seed, first_player=first_player, config=config)
         return cls(state, seats, seed=seed, **kw)
 
@@ -417,7 +424,8 @@ class GameSession:
         while trial.move_stack:
             trial.pop()
             n += 1
-            if trial.to_move in self.humans and trial.partial_move is None:
+            # a human turn's start: not the middle of a two-step turn, unless the game began there
+            if trial.to_move in self.humans and (trial.partial_move is None or not trial.move_stack):
                 return n
         return 0
 
@@ -478,7 +486,7 @@ class GameSession:
             view = self._human_view(None, "hint")
             if view.seat != view.to_move:
                 raise SessionError("a hint is for the seat to move")
-        return hint(view, limit, spec=spec or self.hint_spec, seed=_hint_seed(self.seed), top_k=top_k)
+        return hint(view, limit, spec=spec or self.hint_spec, seed=_hint_seed(view), top_k=top_k)
 
     def analyse(self, seat: int | None = None, limit: Limit | dict | None = None, spec: str | None = None,
                 top_k: int = 5, progress=None, report_every: float | None = None):
@@ -486,7 +494,7 @@ class GameSession:
         from .analysis import analyse
         with self.lock:
             view = self._human_view(seat, "analyse")
-        return analyse(view, limit, top_k=top_k, spec=spec or self.hint_spec, seed=_hint_seed(self.seed),
+        return analyse(view, limit, top_k=top_k, spec=spec or self.hint_spec, seed=_hint_seed(view),
                        progress=progress, report_every=report_every)
 
     # -- records --------------------------------------------------------------------------------------
@@ -496,7 +504,8 @@ class GameSession:
         while unfinished, with meta.termination "unfinished")."""
         with self.lock:
             st = self._state
-            if st.partial_move is not None:     # records keep whole turns: the last one finished
+            if st.partial_move is not None and st.move_stack:   # records keep whole turns: the last one finished
+                # (a game that began in the middle of a turn keeps that start)
                 st = st.copy()
                 st.pop()
             m = {"event": self.event, "termination": "normal" if st.is_over() else "unfinished"}

@@ -105,26 +105,30 @@ def test_the_game_is_saved_when_the_player_leaves(tmp_path, ending):
     (saved,) = saved_games(tmp_path)
     assert f"is saved in {saved}" in p.stdout.replace("\n", "") and f"--load {saved}" in p.stdout.replace("\n", "")
     (rec,) = read_records(saved)
-    assert len(rec.moves) == 2 and rec.seed == 5 and rec.meta["termination"] == "saved unfinished"
+    assert len(rec.moves) == 2 and rec.seed == 5 and rec.meta["termination"] == "unfinished"
     # and it continues where it stopped
     p = run(tmp_path / "again", "play", "--load", str(saved), "--ai", FAST_AI, stdin="board\nquit\n")
     assert "2 moves played" in p.stdout
 
 
 def test_ctrl_c_while_the_ai_thinks_saves_the_game(tmp_path):
-    """A two-minute AI move, interrupted: the process ends at once with status 130 and the game
-    as it stood (the human's move played, the AI's not) is saved."""
+    """A two-minute AI move, interrupted: the process ends long before the move would have (with
+    status 130) and the game as it stood (the human's move played, the AI's not) is saved. The
+    waits are for conditions, with bounds far above what they take on a busy machine."""
     proc = subprocess.Popen([sys.executable, "-m", "splendor_ai", "play", "--seed", "6", "--ai", "mcts(seconds=120)"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT, env=env(tmp_path), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdin.write("1\n")
     proc.stdin.flush()
-    time.sleep(4)                # started, played +wbg: the AI is thinking
+    deadline = time.monotonic() + 90
+    while not saved_games(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.2)          # the game is saved after each move: +wbg is played, the AI thinks
+    assert saved_games(tmp_path), "the human's move was not saved"
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     t0 = time.monotonic()
-    out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - t0 < 10
+    out, err = proc.communicate(timeout=100)
+    assert time.monotonic() - t0 < 60          # the search's 120 s were not waited for
     assert proc.returncode == 130 and "Traceback" not in err, err
     (saved,) = saved_games(tmp_path)
     (rec,) = read_records(saved)
@@ -199,12 +203,12 @@ HUGE_SPEC = "mcts(" + "c=1," * 50_000 + ")"
 ])
 def test_absurd_values_are_refused_at_once(capsys, args, message):
     from splendor_ai.interfaces.cli import main
-    t0 = time.monotonic()
+    t0 = time.process_time()      # CPU time: refused before any search, thread or allocation
     try:
         rc = main(args)
     except SystemExit as e:
         rc = e.code
     out, err = capsys.readouterr()
-    assert time.monotonic() - t0 < 5
+    assert time.process_time() - t0 < 5
     assert rc == 2 and message in err and "Traceback" not in err, err
     assert len(err) < 1000

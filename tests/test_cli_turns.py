@@ -233,7 +233,8 @@ def test_what_the_player_sees_depends_on_their_view_alone(monkeypatch, capsys):
     for seed in ("1", "2"):
         out = play(monkeypatch, capsys, ["--position", public, "--seat", "0", "--seat", "1", "--seed", seed,
                                          "--hint", FAST_AI], script)
-        outs.append(out.rsplit("The game (", 1)[0])      # the saved file's name differs
+        out = out.rsplit("The game (", 1)[0]            # the saved file's name differs
+        outs.append(re.sub(r"\[\d+\.\d s\]", "[time]", out))   # and a hint's search time
     decks = []
     for seed in (1, 2):
         from splendor_ai.interfaces.terminal import _search_seed
@@ -243,3 +244,30 @@ def test_what_the_player_sees_depends_on_their_view_alone(monkeypatch, capsys):
     assert "You play +wbr" in outs[0] and "You play +wgk" in outs[0] and "Hint: " in outs[0]
     assert "Undid 1 move" in outs[0]
     assert outs[0] == outs[1]
+
+
+# -- one game loop: the session's players ------------------------------------------------------------
+
+def test_the_ai_is_one_player_across_the_game_and_plays_as_a_session_does(monkeypatch, capsys):
+    """The terminal plays through a GameSession: the AI seat keeps one Player (its tree reused
+    from move to move, as tournaments measure it), and its moves are those of a session driven
+    directly with the same seed and the human's moves."""
+    from splendor_ai.interfaces import terminal
+    from splendor_ai.session import GameSession
+    seen = []
+    original = terminal.Game.ai_move
+
+    def spy(self):
+        seen.append(self.session.player(self.state.to_move))
+        return original(self)
+    monkeypatch.setattr(terminal.Game, "ai_move", spy)
+    spec = "mcts(iterations=400)"
+    out = play(monkeypatch, capsys, ["--seed", "12", "--ai", spec], ["1", "2", "1", "3", "quit"])
+    assert len(seen) == 4 and all(p is seen[0] for p in seen)
+    assert seen[0]._tree is not None                       # the tree kept for the next move
+    mine = re.findall(r"You play (\S+):", out)
+    theirs = re.findall(r"Player 2 \(AI\) plays (\S+):", out)
+    with GameSession.new(["human", spec], seed=12) as session:
+        for human in mine:
+            session.play(human)
+            assert str(session.ai_move()) == theirs.pop(0)

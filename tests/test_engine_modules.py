@@ -27,7 +27,7 @@ def test_module_requests_good_and_bad(engine):
     # a new game of each module from a start object, with moves (decisions included) played from it
     for i, module in enumerate(MODULES):
         r = engine.ask({"id": f"new-{module}", "start": {"players": 3, "seed": 7, "module": module},
-                        "limit": LIMIT, "top_k": 4})
+                        "limit": LIMIT, "topK": 4})
         check_analysis(r, f"new-{module}", 4)
         assert r["rootInfo"]["position"].startswith(f"SPN2 3:{module}")
     st, hits = decision_position("strongholds")
@@ -35,7 +35,7 @@ def test_module_requests_good_and_bad(engine):
     # a two-step turn's first step ends the moves: the analysis is of the middle of that turn
     assert st.partial_move is not None and rec_moves[-1] == str(st.partial_move)
     r = engine.ask({"id": "moves", "start": {"seed": 1, "modules": ["strongholds"]}, "moves": rec_moves,
-                    "limit": LIMIT, "top_k": 50})
+                    "limit": LIMIT, "topK": 50})
     check_analysis(r, "moves", 50)
     assert r["rootInfo"]["position"] == st.view(0).position()
     assert r["rootInfo"]["position"].split()[6].endswith(f"/{st.partial_move}")
@@ -51,7 +51,7 @@ def test_module_requests_good_and_bad(engine):
     # SPN2 positions (true and a seat's view) and JSON v2, with decisions in the moves listed
     for module in MODULES:
         st, hits = decision_position(module)
-        r = engine.ask({"id": module, "position": st.position(), "limit": {"iterations": 600}, "top_k": 200})
+        r = engine.ask({"id": module, "position": st.position(), "limit": {"iterations": 600}, "topK": 200})
         check_analysis(r, module, 200)
         assert {m["move"] for m in r["moveInfos"]} <= set(map(str, st.view(0).legal_moves))
         check_v2(r, decisions=True)

@@ -135,7 +135,7 @@ def test_time_limit_and_search_info():
     view = mid_game(turns=10).view()
     d = make_player("expectimax(seconds=0.2)", seed=4).choose(view)
     info = d.info
-    assert info.seconds < 2.0
+    assert info.seconds < 10          # stops by its clock (0.2 s; loose: a busy machine stretches it)
     assert info.extra["depth"] >= 1 and len(info.extra["depth_seconds"]) == info.extra["depth"]
     assert info.nodes > 0 and info.extra["nodes_per_s"] > 0
     assert len(info.moves) == len(view.legal_moves) and d.move == info.moves[0].move

@@ -222,12 +222,12 @@ def _requests() -> list[dict]:
     out = [{"id": "v", "action": "query_version"}, {"id": 7, "action": "terminate", "terminateId": "a"},
            {"id": "all", "action": "terminate_all", "turnNumbers": [0, 3], "noResults": True}]
     for i, g in enumerate(GAMES[:12]):
-        common = {"limit": {"iterations": 50}, "top_k": 3, "seed": i, "spec": SPECS[i % 9]}
+        common = {"limit": {"iterations": 50}, "topK": 3, "seed": i, "spec": SPECS[i % 9]}
         if not g.is_over():
             out.append({"id": f"p{i}", "action": "analyse", "position": g.position(), **common})
             out.append({"id": i, "action": "hint", "position": g.view(g.to_move).position(), "seat": g.to_move,
                         "limit": {"seconds": 0.1}})
-            out.append({"id": f"j{i}", "position": g.to_json(), "seat": 0, "report_every": 0.5, **common})
+            out.append({"id": f"j{i}", "position": g.to_json(), "seat": 0, "reportEvery": 0.5, **common})
         out.append({"id": f"r{i}", "record": RECORD_OBJS[i], "turn": len(RECORDS[i].moves) // 2, **common})
     out.append({"id": "s", "start": {"players": 3, "seed": 4, "module": "orient"}, "moves": ["+wbg", "rL2"],
                 "limit": {"iterations": 10}})
@@ -310,6 +310,34 @@ def test_engine_protocol_streams(profile):
         # and `serve` itself reads the same stream to the end without failing
         serve(io.BytesIO(data.replace(b'"analyse"', b'"query_version"')), io.StringIO(), threads=0)
     run(profile, streams, prop)
+
+
+# -- player specs ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_player_specs(profile):
+    """`parse_spec` and `make_player`: a player, or ConfigError with a short message; a spec that
+    builds a player round-trips through its canonical text."""
+    from splendor_ai.players import make_player
+    from splendor_ai.players.spec import parse_spec
+
+    def prop(spec):
+        try:
+            name, kwargs = parse_spec(spec)
+        except SplendorError as e:
+            return refused(e, ConfigError)
+        try:
+            player = make_player(spec, seed=3)
+        except SplendorError as e:
+            return refused(e, ConfigError)
+        player.close()
+        canon = name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
+        assert parse_spec(canon) == (name, kwargs)
+        make_player(canon, seed=3).close()
+    specs = text_inputs([s for s in SPECS if s != "human"] + ["mcts(iterations=10, c=1e999)",
+                                                             "mcts(workers=100000)", "expectimax(tt_bits=99)"],
+                        max_ops=3, seps=",=()")
+    run(profile, specs, prop, scale=3)
 
 
 # -- the web API ------------------------------------------------------------------------------------------------

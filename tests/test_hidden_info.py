@@ -103,7 +103,7 @@ def test_engine_with_full_records_and_true_positions(players, seed, moves):
     rec1 = GameRecord.from_state(st1, seed=seed, players=specs)
     rec2 = GameRecord.from_state(st2, seed=None, players=specs)
     assert rec1.start != rec2.start and rec1.moves == rec2.moves
-    common = {"seat": 0, "limit": {"iterations": 1200}, "top_k": 6, "seed": 5}
+    common = {"seat": 0, "limit": {"iterations": 1200}, "topK": 6, "seed": 5}
     requests = [
         {"id": "rec1", "record": rec1.to_json(), **common},
         {"id": "rec2", "record": rec2.to_line(), **common},

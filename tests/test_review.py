@@ -215,6 +215,53 @@ def test_stream_yields_the_turns_in_order():
     gen.close()
 
 
+def stop_after(calls: int):
+    """A stop callback that answers true from its `calls`-th question on (a terminate that comes
+    after a few chunks of the search)."""
+    asked = []
+
+    def stop(*_):
+        asked.append(1)
+        return len(asked) >= calls
+    return stop
+
+
+def test_a_stopped_turn_reports_its_figures_so_far_marked_terminated():
+    rec = greedy_record(9, moves=6)
+    st = State(rec.start)
+    st.push(rec.moves[0])
+    view, played = st.view(st.to_move), rec.moves[1]
+    big = {"iterations": 10_000_000}
+    t = review_position(view, played, big, spec=SPEC, stop=stop_after(3), turn=1)
+    assert t.terminated and 0 < t.iterations < 10_000_000
+    assert t.best_winrate is not None and t.played_winrate is not None
+    if t.played != t.best:       # the played move forced to its share of what was searched
+        assert t.played_visits >= PLAYED_SHARE * (t.iterations - t.played_visits)
+    j = t.to_json()
+    assert j["terminated"] is True and TurnReview.from_json(strip(j)) == t
+    # not stopped: no mark, and the report of a whole search has no such key
+    whole = review_position(view, played, LIMIT, spec=SPEC, stop=lambda: False, turn=1)
+    assert not whole.terminated and "terminated" not in whole.to_json()
+    assert whole == review_position(view, played, LIMIT, spec=SPEC, turn=1)   # chunks: the same search
+    # stopped before any iteration: nothing to report
+    with pytest.raises(rv.ReviewStopped):
+        review_position(view, played, big, spec=SPEC, stop=lambda: True)
+
+
+def test_a_stream_stops_one_turn_and_goes_on():
+    """`stop(turn)` true for one turn only: a turn stopped before it starts is left out, the
+    others are the same as without a stop; a running turn cut short is reported, marked."""
+    rec = greedy_record(9, moves=6)
+    plain = list(review_stream(rec, LIMIT, spec=SPEC, seed=2, turns=[0, 1, 3]))
+    got = list(review_stream(rec, LIMIT, spec=SPEC, seed=2, turns=[0, 1, 2, 3], stop=lambda turn: turn == 2))
+    assert got == plain and [t.turn for t in got] == [0, 1, 3] and not any(t.terminated for t in got)
+    stops = {4: stop_after(3)}
+    got = list(review_stream(rec, {"iterations": 1_000_000}, spec=SPEC, turns=[4, 5],
+                             stop=lambda turn: stops.setdefault(turn, stop_after(4))()))
+    assert [(t.turn, t.terminated) for t in got] == [(4, True), (5, True)]
+    assert all(0 < t.iterations < 1_000_000 for t in got)
+
+
 def test_many_records_in_parallel_then_resume(tmp_path, monkeypatch):
     recs = [greedy_record(10, moves=6), greedy_record(11, moves=5)]
     expected = [review(r, LIMIT, spec=SPEC, seed=1).to_json() for r in recs]
@@ -273,9 +320,24 @@ def test_plot_and_summary(tmp_path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     text = summary_text(r)
-    assert text.splitlines()[0] == "greedy vs greedy (8 moves; unfinished)"
-    for s in r.summaries:
-        assert f"Player {s.seat + 1} (greedy): accuracy {s.accuracy:.1f}%" in text
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    assert lines[0] == "greedy vs greedy (8 moves; unfinished)"
+    assert lines[1] == 'search: mcts(iterations=150), limit {"iterations": 150}'
+    for s in r.summaries:      # each player: a table of accuracy and counts, the mistakes, the sparkline
+        at = lines.index(f"Player {s.seat + 1} (greedy)")
+        assert lines[at + 2].split() == ["moves", "accuracy", "avg", "loss", "best", "good", "inacc.", "?!",
+                                         "mistake", "?", "blunder", "??"]
+        assert lines[at + 4].split() == [str(s.moves), f"{s.accuracy:.1f}%", f"{100 * s.average_loss:.1f}", "pts",
+                                         *(str(s.classes[c]) for c in rv.CLASSES)]
+        spark = f"win rate {sparkline([w for _, w in s.winrates])}"
+        assert sum(spark in ln for ln in lines[at:]) >= 1
+        rest = lines[at:lines.index(next(ln for ln in lines[at:] if spark in ln))]
+        marked = [t for t in r.turns if t.seat == s.seat and t.mark]
+        for t in marked:       # the move, the played move, the better move, the loss and the line
+            row = next(ln for ln in rest if ln.split()[:1] == [f"{t.turn + 1}{t.mark}"])
+            assert row.split()[1] == t.played and row.split()[3] == t.best
+            assert f"{100 * t.loss:.0f} pts" in row and " ".join(t.pv[:6]) in row
+        assert ("no inaccuracy, mistake or blunder" in "\n".join(rest)) == (not marked)
 
 
 def test_review_command(tmp_path):

@@ -18,9 +18,11 @@ from splendor_ai.session import GameSession, PlayerFault, SessionError, Thinking
 from splendor_ai.tournament.games import Game, Settings, play, player_seed
 
 
-@pytest.mark.parametrize("specs,module", [(("mcts(iterations=200)", "greedy"), None),
-                                          (("mcts(iterations=150)", "mcts(iterations=100,halving=0)"), None),
-                                          (("mcts(iterations=150)", "greedy"), "strongholds")])
+# budgets large enough that every search outlasts a report interval of 1 ms (thousands of
+# iterations: milliseconds on any machine), so progress reports come whatever the machine's speed
+@pytest.mark.parametrize("specs,module", [(("mcts(iterations=3000)", "greedy"), None),
+                                          (("mcts(iterations=2000)", "mcts(iterations=1500,halving=0)"), None),
+                                          (("mcts(iterations=2000)", "greedy"), "strongholds")])
 def test_session_ai_and_tournament_ai_make_the_same_moves(specs, module):
     """A front end's session (players built from specs, searches run in chunks with progress
     reports) and a tournament's game (games.play: its players, match.play_game) play the same
@@ -105,26 +107,26 @@ def test_progress_then_the_same_move_as_without():
 
 
 def test_undo_cancels_a_running_search():
-    session = GameSession.new(["human", "mcts(seconds=30)"], seed=5)
+    session = GameSession.new(["human", "mcts(seconds=120)"], seed=5)
     session.play("+wbg")
     out = {}
     t = threading.Thread(target=lambda: out.setdefault("move", session.ai_move(report_every=0.05)))
-    t0 = time.perf_counter()
     t.start()
     time.sleep(0.3)
-    assert [str(m) for m in session.undo()] == ["+wbg"]
-    t.join(10)
-    assert not t.is_alive() and time.perf_counter() - t0 < 10
+    assert [str(m) for m in session.undo()] == ["+wbg"]   # (undo waits for the search to stop)
+    t.join(60)
+    assert not t.is_alive()                               # long before the search's 120 s
     assert out["move"] is None and session.moves == [] and session.human_to_move()
     # cancel_search, and a caller's cancel()
     session.play("+wbg")
     flag = threading.Event()
+    out.clear()
     t = threading.Thread(target=lambda: out.__setitem__("move", session.ai_move(report_every=0.05, cancel=flag.is_set)))
     t.start()
     time.sleep(0.2)
     flag.set()
-    t.join(10)
-    assert out["move"] is None and session.moves == ["+wbg"]
+    t.join(60)
+    assert not t.is_alive() and out == {"move": None} and session.moves == ["+wbg"]
     session.close()
 
 
@@ -258,3 +260,26 @@ def test_a_human_plays_a_two_step_turn_step_by_step():
         session.close()
         return
     pytest.fail("no two-step turn for the human in 40 deals")
+
+
+def test_a_game_begun_in_the_middle_of_a_turn_undoes_and_records():
+    """A session from a position in the middle of a two-step turn (its first step not on the
+    stack): undo goes back to that start, and the record keeps it as its start."""
+    from module_positions import decision_position
+    st, hits = decision_position("strongholds")
+    start = State(st.position())
+    assert start.partial_move is not None and not start.move_stack
+    with GameSession.from_state(start, ["human", "mcts(iterations=50)"]) as s:
+        s.play(hits[0])
+        s.ai_move()
+        assert [str(m) for m in s.undo()][-1] == str(hits[0])
+        assert s.state.position() == start.position()
+        assert s.record().start == start.position() and s.record().moves == []
+
+
+def test_a_new_game_without_a_seed_is_dealt_from_64_random_bits():
+    """A 32-bit deal seed could be found by dealing every seed and comparing the market (and so
+    the decks): a session's own seed has 64 bits, different each time."""
+    seeds = [GameSession.new(["human", "random"]).seed for _ in range(8)]
+    assert len(set(seeds)) == 8 and all(0 <= s < 2 ** 64 for s in seeds)
+    assert any(s >= 2 ** 32 for s in seeds)     # fails with probability 2**-256 for 64-bit seeds

@@ -82,7 +82,7 @@ def _untimed(answer: dict) -> str:
 
 def _requests(st: State) -> list[dict]:
     rec = GameRecord.from_state(st, seed=None, players=["human"] + [AI] * (st.players - 1))
-    common = {"seat": 0, "limit": {"iterations": 300}, "top_k": 4, "seed": 9}
+    common = {"seat": 0, "limit": {"iterations": 300}, "topK": 4, "seed": 9}
     start = State(rec.start)
     return [{"id": "position", "position": st.position(), **common},
             {"id": "json", "position": st.to_json(), **common},
@@ -117,7 +117,7 @@ def test_engine_progress_reports_are_the_views_search_so_far():
     for game in (st, twin):
         # (long enough to report a few times even on a fast machine: 0.25 s at 240,000 iterations/s)
         answers = _engine([{"id": 1, "position": game.position(), "seat": 0, "limit": {"iterations": 60000},
-                            "top_k": 3, "seed": 2, "spec": spec, "report_every": 0.05}])
+                            "topK": 3, "seed": 2, "spec": spec, "reportEvery": 0.05}])
         assert answers[-1]["isDuringSearch"] is False and all(a["isDuringSearch"] for a in answers[:-1])
         assert len(answers) > 1, "no progress was reported"
         progress = answers[:-1]

@@ -1,6 +1,6 @@
 """The browser UI end to end, in a real headless browser: Playwright drives Chromium (Debian's
-/usr/bin/chromium, which .ci/run installs; elsewhere Playwright's own, which the README's test
-command installs with `python -m playwright install chromium`) against `splendor serve`'s app on a
+/usr/bin/chromium, else Playwright's own: tests/install_browser.sh, in the README's test command,
+installs one) against `splendor serve`'s app on a
 free localhost port.
 
 A whole game is played against a fast AI by clicking bank tokens, cards, decks, returned tokens and
@@ -944,3 +944,41 @@ def test_live_win_rate_graph_and_analysis_while_replaying(page, server):
     page.click("#rp-exit")
     page.click("#btn-graph")
     page.wait_for_selector("#graph-panel[hidden]", state="attached")
+
+
+def test_review_of_a_finished_game(page, server):
+    """Review a finished closed game: the human seat's moves are rated (accuracy, ?! ? ?? marks in
+    the log), the win-rate graph is drawn under the board, a click on a point replays that position
+    with the better move outlined on the board and named under the replay bar."""
+    from splendor_ai.players import make_player
+    base, manager = server
+    st = State.new(2, seed=81)
+    bots = [make_player("random", seed=1), make_player("greedy", seed=2)]    # a careless human seat
+    while not st.is_over():
+        st.push(bots[st.to_move].choose(st.view()).move)
+    gid = open_adopted(page, base, manager, st, ["human", "greedy"])
+    page.select_option("#budget", '{"iterations":200}')
+    page.click("#btn-summary-review")
+    page.wait_for_function("() => { const e = document.querySelector('[data-testid=review-progress]'); "
+                           "return e && /^\\d+ moves rated/.test(e.textContent) && !document.querySelector('#review-panel .spinner'); }",
+                           timeout=120_000)
+    rv = api(page, f"/api/games/{gid}/review")
+    rep = rv["report"]
+    assert rv["status"] == "done" and rep["settings"]["seats"] == [0] and rv["reviewed"] == len(rep["turns"])
+    assert page.locator("[data-testid=graph-point]").count() == len(rep["turns"])
+    marks = [(t["turn"], t["mark"]) for t in rep["turns"] if t["mark"]]
+    shown = page.eval_on_selector_all("[data-testid=log-mark]", "els => els.map(e => [Number(e.closest('[data-n]').dataset.n) - 1, e.textContent])")
+    assert [tuple(x) for x in shown] == marks
+    acc = page.get_attribute("[data-testid=review-seat][data-seat='0']", "data-accuracy")
+    assert float(acc) == rep["seats"][0]["accuracy"]
+    turn = next(t for t in rep["turns"] if t["best"] != t["played"])
+    page.click(f"[data-testid=graph-point][data-ply='{turn['turn']}']")
+    page.wait_for_selector(f"#rp-label[data-step='{turn['turn']}']")
+    assert page.get_attribute("[data-testid=better-move]", "data-move") == turn["best"]
+    action = turn["best"].split("/")[0]
+    if action.startswith("+"):
+        assert sorted(page.eval_on_selector_all(".bank-token.better", "els => els.map(e => e.dataset.colour)")) == sorted(action[1:])
+    elif action[0] in "br" and action[1:].isdigit():
+        assert page.locator(f".card.better[data-card='{action[1:]}']").count() == 1
+    if SHOTS:
+        shoot(page, "review.png")

@@ -28,11 +28,16 @@ from ..errors import SplendorError
 from ..players.bounds import MAX_ITERATIONS, MAX_SECONDS  # noqa: F401  (the one table of bounds)
 
 PROTOCOL = "splendor-engine/1"
-SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "top_k",
-                 "spec", "seed", "report_every"}
+SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "topK",
+                 "spec", "seed", "reportEvery"}
 TERMINATE_FIELDS = {"id", "action", "terminateId", "turnNumbers", "noResults"}
-ACTIONS = ("analyse", "hint", "query_version", "terminate", "terminate_all")
-START_FIELDS = {"players", "seed", "first_player", "cap", "module", "modules"}
+REVIEW_FIELDS = {"id", "action", "record", "seats", "turns", "limit", "spec", "seed", "topK"}
+ACTIONS = ("analyse", "hint", "review", "query_version", "terminate", "terminate_all")
+START_FIELDS = {"players", "seed", "firstPlayer", "cap", "module", "modules"}
+#: the snake_case spellings of version 1, still accepted in splendor-engine/1 (one casing, camelCase,
+#: across the protocol, the web API and SearchInfo); splendor-engine/2 will drop them
+V1_SPELLINGS = {"top_k": "topK", "report_every": "reportEvery"}
+V1_START_SPELLINGS = {"first_player": "firstPlayer"}
 LIMIT_FIELDS = ("iterations", "seconds")
 MAX_TOP_K = 200
 #: a request with a whole game record is a few KB; a longer line is refused unread
@@ -203,13 +208,13 @@ def build_position(req: dict):
             raise RequestError("start.seed: missing (the deal must be reproducible)", "start.seed")
         players = s.get("players", 2)
         seed = s["seed"]
-        first = s.get("first_player", 0)
+        first = s.get("firstPlayer", 0)
         if not _is_int(players):
             raise RequestError(f"start.players: expected 2, 3 or 4, got {_show(players)}", "start.players")
         if not _is_int(seed):
             raise RequestError(f"start.seed: expected an integer in [0, 2**64), got {_show(seed)}", "start.seed")
         if not _is_int(first):
-            raise RequestError(f"start.first_player: expected a seat, got {_show(first)}", "start.first_player")
+            raise RequestError(f"start.firstPlayer: expected a seat, got {_show(first)}", "start.firstPlayer")
         modules = _start_modules(s)
         try:
             config = Config(players=players, cap=s.get("cap", Config.cap), modules=modules)
@@ -296,8 +301,10 @@ class Job:
     rid: Any
     action: str
     run: Callable[["Job"], dict | None]   # the search; returns the final response (None: stopped, no result)
-    turn: int
+    turns: frozenset[int]                 # the turns it analyses (rootInfo.turn; a review's move indices)
     stop: threading.Event = field(default_factory=threading.Event)
+    skip: set = field(default_factory=set)   # a review's turns terminated by turnNumbers
+    quiet: set = field(default_factory=set)  # ... of those, the ones terminated with noResults
     no_results: bool = False
     started: bool = False
 
@@ -328,7 +335,7 @@ def _known_fields(req: dict, known: set, action: str) -> None:
     extra = sorted(set(req) - known)
     if extra:
         name = extra[0][:30]
-        if name in SEARCH_FIELDS | TERMINATE_FIELDS:
+        if name in SEARCH_FIELDS | TERMINATE_FIELDS | REVIEW_FIELDS:
             raise RequestError(f"{name}: not used by {action}", name)
         raise RequestError(f"unknown field {name!r} (known: {', '.join(sorted(known))})", name)
 
@@ -342,16 +349,16 @@ def prepare(req: dict, emit: Callable[[dict], None]) -> Job:
     action = _action(req)
     _known_fields(req, SEARCH_FIELDS, action)
     limit = parse_limit(req.get("limit"))
-    top_k = _int_field(req, "top_k", 1, MAX_TOP_K, 5)
+    top_k = _int_field(req, "topK", 1, MAX_TOP_K, 5)
     seed = _int_field(req, "seed", 0, 2 ** 64 - 1, 0)
     spec = req.get("spec", "mcts")
     check_spec(spec)
-    report_every = req.get("report_every")
+    report_every = req.get("reportEvery")
     if report_every is not None and (not _is_num(report_every) or not 0.05 <= report_every <= MAX_SECONDS):
-        raise RequestError(f"report_every: expected a number of seconds in [0.05, {MAX_SECONDS:g}], got "
-                           f"{_show(report_every)}", "report_every")
+        raise RequestError(f"reportEvery: expected a number of seconds in [0.05, {MAX_SECONDS:g}], got "
+                           f"{_show(report_every)}", "reportEvery")
     if action == "hint" and report_every is not None:
-        raise RequestError("report_every: progress reports are for analyse requests", "report_every")
+        raise RequestError("reportEvery: progress reports are for analyse requests", "reportEvery")
     position = build_position(req)
     seat = req.get("seat")
     if position.is_over():
@@ -387,7 +394,88 @@ def prepare(req: dict, emit: Callable[[dict], None]) -> Job:
             out["terminated"] = True
         return out
 
-    return Job(rid, action, run, position.turn)
+    return Job(rid, action, run, frozenset({position.turn}))
+
+
+def prepare_review(req: dict, emit: Callable[[dict], None]) -> Job:
+    """Check a review request whole (the record replayed, the seats, turns, spec and limit) and
+    return the job that reviews its turns one after the other, each answered as it finishes
+    (docs/ENGINE.md, "Review")."""
+    from ..errors import ConfigError, RecordError
+    from ..records import GameRecord
+    from ..review import Review, ReviewError, Settings, review_stream
+    rid = req["id"]
+    _known_fields(req, REVIEW_FIELDS, "review")
+    if "record" not in req:
+        raise RequestError("record: missing (the game record to review)", "record")
+    r = req["record"]
+    try:
+        if isinstance(r, str):
+            rec = GameRecord.from_line(r)
+        elif isinstance(r, dict):
+            rec = GameRecord.from_json(r)
+        else:
+            raise RequestError(f"record: expected a record object or its JSON line, got {_show(r)}", "record")
+        rec.replay()
+    except RecordError as e:
+        raise RequestError(f"record: {_short(e)}", "record") from None
+    players, moves = rec.config.players, len(rec.moves)
+    seats = req.get("seats", "all")
+    if seats != "all":
+        one = [seats] if _is_int(seats) else seats
+        if (not isinstance(one, list) or not one or len(one) > players
+                or not all(_is_int(x) and 0 <= x < players for x in one)):
+            raise RequestError(f"seats: expected \"all\", a seat or a list of seats 0-{players - 1}, got "
+                               f"{_show(seats)}", "seats")
+        seats = sorted(set(one))
+    turns = req.get("turns")
+    if turns is not None and (not isinstance(turns, list) or len(turns) > max(moves, 1)
+                              or not all(_is_int(t) and 0 <= t < moves for t in turns)):
+        raise RequestError(f"turns: expected a list of move indices 0-{moves - 1} (the record has {moves} moves), "
+                           f"got {_show(turns)}", "turns")
+    limit = parse_limit(req.get("limit"))
+    seed = _int_field(req, "seed", 0, 2 ** 64 - 1, 0)
+    top_k = _int_field(req, "topK", 1, 50, 3)
+    spec = req.get("spec")
+    if spec is not None:
+        check_spec(spec)
+    try:
+        settings = Settings.make(spec, limit if limit.iterations or limit.seconds else None, seed, top_k)
+    except ConfigError as e:
+        field = getattr(e, "field", None)
+        raise RequestError(f"spec: {_short(e)}", f"spec.{field}" if field else "spec") from None
+    chosen = tuple(range(players)) if seats == "all" else tuple(seats)
+    state = rec.replay()
+    order = []
+    while state.move_stack:      # the mover of each move, from the end
+        state.pop()
+        order.append(state.to_move)
+    movers = order[::-1]
+    wanted = frozenset(t for t in range(moves) if movers[t] in chosen and (turns is None or t in turns))
+
+    def run(job: Job) -> dict | None:
+        done = []
+        try:
+            for t in review_stream(rec, settings.limit, spec=settings.spec, seats=list(chosen), seed=seed,
+                                   top_k=top_k, turns=sorted(wanted),
+                                   stop=lambda turn: job.stop.is_set() or turn in job.skip):
+                if t.terminated and (t.turn in job.quiet or (job.stop.is_set() and job.no_results)):
+                    continue            # stopped with noResults: its partial figures are not wanted
+                done.append(t)
+                emit({"id": rid, "action": "review", "turnNumber": t.turn, **t.to_json()})
+        except ReviewError as e:
+            raise RequestError(f"record: {_short(e)}", "record") from None
+        terminated = job.stop.is_set() or bool(job.skip & wanted)
+        out = {"id": rid, "action": "review", "done": True, "reviewed": [t.turn for t in done]}
+        if terminated:
+            out["terminated"] = True
+        if job.stop.is_set() and job.no_results:
+            return {**out, "noResults": True}
+        review = Review(rec.config, tuple(rec.players), tuple(rec.moves), rec.result, chosen, settings, tuple(done))
+        out["seats"] = [x.to_json() for x in review.summaries]
+        return out
+
+    return Job(rid, "review", run, wanted)
 
 
 class Engine:
@@ -431,6 +519,7 @@ class Engine:
             req = _loads(line)
             rid = _request_id(req)
             action = _action(req)
+            req = _current_spellings(req)
             if action == "query_version":
                 _known_fields(req, {"id", "action"}, action)
                 from .. import __version__
@@ -442,7 +531,7 @@ class Engine:
                     if len(self.live) >= MAX_QUEUED:
                         raise RequestError(f"{MAX_QUEUED} requests are queued or running: wait for their answers "
                                            "or terminate some")
-                job = prepare(req, self.emit)
+                job = prepare_review(req, self.emit) if action == "review" else prepare(req, self.emit)
                 with self.live_lock:
                     self.live.append(job)
                 self.jobs.put(job)
@@ -470,11 +559,16 @@ class Engine:
         turn_set = None if turns is None else set(turns)
         with self.live_lock:
             hits = [j for j in self.live if (action == "terminate_all" or j.rid == target)
-                    and (turn_set is None or j.turn in turn_set)]
+                    and (turn_set is None or j.turns & turn_set)]
             if action == "terminate" and not any(j.rid == target for j in self.live):
                 raise RequestError(f"terminateId: no request with id {_show(target)} is queued or running",
                                    "terminateId")
             for j in hits:
+                if turn_set is not None and j.action == "review":
+                    if no_results:         # (first: a turn stopped by `skip` then finds itself here)
+                        j.quiet |= turn_set
+                    j.skip |= turn_set     # those turns only: the review goes on with the others
+                    continue
                 j.no_results = j.no_results or no_results
                 j.stop.set()
         self.emit(dict(req))   # the acknowledgement: the request echoed (as KataGo's engine does)
@@ -493,11 +587,13 @@ class Engine:
             if job is None:
                 return
             try:
+                end = ({"id": job.rid, "action": "review", "done": True, "reviewed": [], "terminated": True,
+                        "noResults": True} if job.action == "review" else {"id": job.rid, **no_result})
                 if job.stop.is_set():      # terminated before it started: nothing was searched
-                    out = {"id": job.rid, **no_result}
+                    out = end
                 else:
                     job.started = True
-                    out = job.run(job) or {"id": job.rid, **no_result}
+                    out = job.run(job) or end
             except RequestError as e:
                 out = {"id": job.rid, "error": str(e), **({"field": e.field} if e.field else {})}
             except SplendorError as e:
@@ -518,6 +614,22 @@ class Engine:
             self.jobs.put(None)
         for w in self.workers:
             w.join()
+
+
+def _rename(obj: dict, names: dict[str, str], where: str = "") -> dict:
+    for old, new in names.items():
+        if old in obj and new in obj:
+            raise RequestError(f"{where}{new}: given twice (as {new} and as {old}, its version-1 spelling)",
+                               f"{where}{new}")
+    return {names.get(k, k): v for k, v in obj.items()}
+
+
+def _current_spellings(req: dict) -> dict:
+    """The request with version-1 snake_case field names renamed to their camelCase names."""
+    req = _rename(req, V1_SPELLINGS)
+    if isinstance(req.get("start"), dict):
+        req["start"] = _rename(req["start"], V1_START_SPELLINGS, "start.")
+    return req
 
 
 def _reject_constant(name: str):

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import datetime
 import os
-import random
 import re
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 from rich.console import Console
@@ -29,6 +29,7 @@ from rich.text import Text
 
 from ..cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, TOKEN_NAMES
 from ..errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
+from ..session import GameSession, new_seed
 from ..move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
                     RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, _fragment)
 from .render import BOARD_WIDTH, board, move_list, player_name
@@ -62,8 +63,6 @@ On your turn, type one of:
                  end of the input)"""
 
 
-#: the seed of the hints' searches (with the turn)
-HINT_SEED = 104729
 #: the longest input line read (a move or a command with a file name is far shorter)
 MAX_INPUT_CHARS = 4096
 
@@ -73,12 +72,6 @@ MODULE_TITLES = {"cities": "The Cities", "orient": "The Orient", "posts": "The T
 
 class Quit(Exception):
     pass
-
-
-def new_seed() -> int:
-    """A deal seed nobody has seen: 64 random bits (a 32-bit seed could be found by dealing
-    every seed and comparing the market, which would give away the decks)."""
-    return random.SystemRandom().randrange(2 ** 64)
 
 
 def save_dir() -> Path:
@@ -97,12 +90,16 @@ def _search_seed(seed: int, *parts: int) -> int:
 
 
 class Game:
+    """The terminal front end of one `GameSession` (splendor_ai/session.py): the session holds the
+    true state, the AI players (kept across moves, so their trees are reused and `mcts(seconds=1)`
+    is the player tournaments measure), undo, hints, the record and its autosave; this class
+    reads the human's input, asks the decisions of a turn and draws the board of a seat's view."""
+
+    session: GameSession
+
     def __init__(self, args, console: Console):
-        from ..analysis import DEFAULT_SPEC
         from ..errors import CLIError
         from ..players.spec import DEFAULT_AI
-        from ..players.spec import parse_spec
-        from ..state import Config, State
         self.console = console
         self.interactive = sys.stdin.isatty()
         players = args.players
@@ -114,60 +111,105 @@ class Game:
         if not 0 <= args.first_player < players:
             raise CLIError(f"--first-player {args.first_player}: seats are 0-{players - 1} (Player 1-{players} on "
                            "the board)")
-        self.humans = set(humans)
-        ai_seats = [s for s in range(players) if s not in self.humans]
+        humans = set(humans)
+        ai_seats = [s for s in range(players) if s not in humans]
         specs = args.ai or [DEFAULT_AI]
         if len(specs) not in (1, len(ai_seats)):
             raise CLIError(f"--ai given {len(specs)} times for {len(ai_seats)} AI seats: give it once, or once "
                            "per AI seat")
-        self.default_ai = specs[0]
-        self.specs = ["human" if s in self.humans else None for s in range(players)]
-        for i, s in enumerate(ai_seats):
-            self.specs[s] = specs[i if len(specs) > 1 else 0]
         from .protocol import check_spec_option
         for spec in specs:
             check_spec_option(spec, "--ai")
+        self.default_ai = specs[0]
+        seats = ["human" if s in humans else specs[ai_seats.index(s) if len(specs) > 1 else 0]
+                 for s in range(players)]
         self.seed = args.seed if args.seed is not None else new_seed()
         self.open = bool(getattr(args, "open", False))
-        self.saved_to: Path | None = None       # this game's own file in save_dir(), once written
         self.hidden_dealt = False               # a public position's hidden cards were dealt from the seed
-        hint_spec = args.hint_spec
-        if hint_spec is None:
+        self.hint_spec = args.hint_spec
+        if self.hint_spec is not None:
+            from ..analysis import check_search_spec
+            check_spec_option(self.hint_spec, "--hint")
             try:
-                hint_spec = specs[0] if parse_spec(specs[0])[0] == DEFAULT_SPEC else DEFAULT_AI
-            except ConfigError:
-                hint_spec = DEFAULT_AI
-        self.hint_spec = check_spec_option(hint_spec, "--hint")
-        module = getattr(args, "module", None)
-        position = getattr(args, "position", None)
-        self.from_position = position is not None
-        if position is not None and args.load:
-            raise CLIError("give --position or --load, not both")
-        if position is not None:
-            try:
-                self.state = self.deal_position(position.strip(), self.humans, "--seat")
-            except SplendorError as e:
-                raise CLIError(f"--position: {e}") from None
-            if self.state.players != players:
-                if args.players != 2:
-                    raise CLIError(f"--position: a {self.state.players}-player position; give --players "
-                                   f"{self.state.players} (or leave it out)")
-                self._reseat(self.state.players)
-            if module is not None and self.state.module != module:
-                raise CLIError(f"--module {module}: the position is a game "
-                               f"{'of the ' + self.state.module + ' module' if self.state.module else 'without a module'}")
-        else:
-            self.state = State.new(players, seed=self.seed, first_player=args.first_player,
-                                   config=Config(players=players, modules=(module,) if module else ()))
-        self.ai = {}
-        self._make_ai()
-        self._check_hint_spec()
+                self.hint_spec = check_search_spec(self.hint_spec)
+            except ConfigError as e:
+                raise CLIError(f"--hint: {e}") from None
+        # the session reports a failed autosave in `autosave_error`, which the game shows
+        warnings.filterwarnings("ignore", message="autosave to ", category=UserWarning)
+        self.shown_error: str | None = None
         self.shown_for: tuple | None = None
         self.warned_width = False
+        module = getattr(args, "module", None)
+        position = getattr(args, "position", None)
+        if position is not None and args.load:
+            raise CLIError("give --position or --load, not both")
         if args.load:
-            self.load(args.load, startup=True)
+            self.load(args.load, startup=True, humans=humans)
+            return
+        if position is not None:
+            try:
+                state = self.deal_position(position.strip(), humans, "--seat")
+            except SplendorError as e:
+                raise CLIError(f"--position: {e}") from None
+            if state.players != players:
+                if args.players != 2:
+                    raise CLIError(f"--position: a {state.players}-player position; give --players "
+                                   f"{state.players} (or leave it out)")
+                for s in humans:
+                    if s >= state.players:
+                        raise CLIError(f"--seat {s}: the position has seats 0-{state.players - 1} "
+                                       f"(Player 1-{state.players} on the board)")
+                seats = ["human" if s in humans else self.default_ai for s in range(state.players)]
+            if module is not None and state.module != module:
+                raise CLIError(f"--module {module}: the position is a game "
+                               f"{'of the ' + state.module + ' module' if state.module else 'without a module'}")
+            self.start(state, seats, seed=None)
+        else:
+            from ..state import Config, State
+            state = State.new(players, seed=self.seed, first_player=args.first_player,
+                              config=Config(players=players, modules=(module,) if module else ()))
+            self.start(state, seats, seed=self.seed)
 
     # -- setup -------------------------------------------------------------------------------------
+
+    def start(self, state, seats: list[str], seed: int | None) -> None:
+        """Play `state` with `seats` in a new session."""
+        from ..session import GameSession
+        self.adopt(lambda **kw: GameSession(state, seats, seed=seed, **kw), from_position=seed is None)
+
+    def adopt(self, make, from_position: bool) -> None:
+        """Play the session `make(**options)` builds: this game's hint spec, its own autosave file
+        in save_dir() (written by the session after every move)."""
+        from ..errors import CLIError
+        path = self.new_save_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            self.say(f"Games cannot be saved in {path.parent}: {e.strerror or e}", style="red", whole=True)
+        try:
+            session = make(hint_spec=self.hint_spec, autosave=path, event="splendor play")
+        except ConfigError as e:
+            raise CLIError(f"--ai: {e}") from None
+        old = getattr(self, "session", None)
+        if old is not None:
+            old.close()
+        self.session = session
+        self.from_position = from_position
+        self.shown_for = None
+
+    @staticmethod
+    def new_save_path() -> Path:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+        return save_dir() / f"game-{stamp}-{os.getpid()}.jsonl"
+
+    @property
+    def state(self):
+        """The true state: read here to draw an open game and the result, never shown otherwise."""
+        return self.session.state
+
+    @property
+    def humans(self) -> frozenset[int]:
+        return self.session.humans
 
     def deal_position(self, text: str, humans: set[int], what: str = "seat"):
         """The true state of a position string: a true position as it is, or a public one (a
@@ -190,41 +232,9 @@ class Game:
         self.hidden_dealt = True
         return view.resample(_search_seed(self.seed, 31337))
 
-    def _reseat(self, players: int) -> None:
-        """Seats for a position of another player count than --players (its default of 2)."""
-        from ..errors import CLIError
-        for s in self.humans:
-            if s >= players:
-                raise CLIError(f"--seat {s}: the position has seats 0-{players - 1} (Player 1-{players} on the board)")
-        self.specs = ["human" if s in self.humans else self.default_ai for s in range(players)]
-
-    def _make_ai(self) -> None:
-        from ..errors import CLIError
-        from ..players import make_player
-        for p in self.ai.values():
-            p.close()
-        self.ai = {}
-        for seat, spec in enumerate(self.specs):
-            if seat in self.humans:
-                continue
-            try:
-                self.ai[seat] = make_player(spec, seed=_search_seed(self.seed, 7919, seat))
-            except ConfigError as e:
-                raise CLIError(f"--ai: {e}") from None
-            if getattr(self.ai[seat], "perfect_information", False):
-                raise CLIError(f"--ai {spec!r}: a perfect-information player would see your hidden cards")
-
-    def _check_hint_spec(self) -> None:
-        from ..analysis import _make_search_player
-        from ..errors import CLIError
-        try:
-            _make_search_player(self.hint_spec, 0).close()
-        except ConfigError as e:
-            raise CLIError(f"--hint: {e}") from None
-
     def close(self) -> None:
-        for p in self.ai.values():
-            p.close()
+        if getattr(self, "session", None) is not None:
+            self.session.close()
 
     # -- output ------------------------------------------------------------------------------------
 
@@ -237,7 +247,7 @@ class Game:
 
     def names(self) -> list[str]:
         out = []
-        for s, spec in enumerate(self.specs):
+        for s in range(self.session.players):
             out.append(f"{player_name(s)} (you)" if s in self.humans and len(self.humans) == 1
                        else f"{player_name(s)} (human)" if s in self.humans else f"{player_name(s)} (AI)")
         return out
@@ -246,11 +256,11 @@ class Game:
         st = self.state
         if st.to_move in self.humans and not st.is_over():
             return st.to_move
-        return min(self.humans)
+        return min(self.humans) if self.humans else st.to_move
 
     def show_board(self) -> None:
         # an open game shows every card; otherwise the board is the viewer's view
-        shown = self.state if self.open else self.state.view(self.viewer())
+        shown = self.state if self.open else self.session.view(self.viewer())
         self.console.print(board(shown, self.names(), can_buy=self.can_buy()))
         if self.console.width < BOARD_WIDTH and not self.warned_width:
             self.warned_width = True
@@ -260,13 +270,13 @@ class Game:
     def can_buy(self) -> frozenset[int]:
         """The cards the human to move can buy now (none when it is not a human's turn)."""
         st = self.state
-        if st.is_over() or st.to_move not in self.humans or st.partial_move is not None:
+        if not self.session.human_to_move() or st.partial_move is not None:
             return frozenset()        # (in a turn's second step the card is bought already)
         return frozenset(m.card for m in self.legal() if m.kind == BUY)
 
     def show_moves(self, describe: bool) -> None:
         actions = self.actions()
-        view = self.state.view(self.state.to_move)
+        view = self.session.view(self.state.to_move)
         if describe:
             grid = Table.grid(padding=(0, 1))
             grid.add_column(justify="right", style="dim", no_wrap=True)
@@ -286,7 +296,7 @@ class Game:
         """The moves the human to move can choose: their view's legal moves (the same as the true
         state's: a decision that may use a card the turn reveals comes in the turn's second step,
         docs/RULES.md "Two-step turns")."""
-        return list(self.state.view(self.state.to_move).legal_moves)
+        return list(self.session.view(self.state.to_move).legal_moves)
 
     def actions(self) -> dict:
         """The legal actions, in the order of the legal moves, each with its whole turns."""
@@ -300,10 +310,11 @@ class Game:
     def run(self) -> int:
         module = self.state.module
         deal = f"deal seed {self.seed} (an open game)" if self.open else "the deal seed is shown when the game ends"
+        specs = self.session.specs
         self.say(f"Splendor{' with ' + MODULE_TITLES[module] if module else ''}: {self.state.players} players, "
                  f"{deal}. You play "
                  f"{', '.join(player_name(s) for s in sorted(self.humans))}; AI: "
-                 f"{', '.join(f'{player_name(s)} {spec}' for s, spec in enumerate(self.specs) if s not in self.humans) or 'none'}. "
+                 f"{', '.join(f'{player_name(s)} {spec}' for s, spec in enumerate(specs) if s not in self.humans) or 'none'}. "
                  "Type 'help' for commands.", style="bold")
         status = 0
         try:
@@ -311,6 +322,7 @@ class Game:
         except Quit:
             pass
         except KeyboardInterrupt:
+            self.session.cancel_search()
             self.console.print()
             self.say("(interrupted)")
             status = 130
@@ -330,6 +342,7 @@ class Game:
                     self.shown_for = ("over", len(st.move_stack))
                 self.command(self.read("game over> "), game_over=True)
             elif st.to_move in self.humans:
+                self.show_autosave_error()
                 key = ("turn", len(st.move_stack), st.partial_move is not None)
                 if self.shown_for != key:
                     self.show_board()
@@ -338,6 +351,12 @@ class Game:
                 self.command(self.read(f"{player_name(st.to_move)}, your move> "))
             else:
                 self.ai_move()
+
+    def show_autosave_error(self) -> None:
+        error = self.session.autosave_error
+        if error and error != self.shown_error:
+            self.say(f"The game could not be saved: {error}", style="red", whole=True)
+        self.shown_error = error
 
     def read(self, prompt: str) -> str:
         self.console.print(Text(prompt, style="bold cyan"), end="")
@@ -381,7 +400,8 @@ class Game:
             else:
                 self.save(rest, overwrite=word == "save!")
         elif game_over:
-            self.say(f"Unknown command {line!r}: the game is over (save FILE, undo, load FILE, quit).", style="red")
+            self.say(f"Unknown command {line[:40]!r}: the game is over (save FILE, undo, load FILE, quit).",
+                     style="red")
         elif word in ("moves", "list", "m"):
             self.show_moves(describe=True)
         elif word == "hint":
@@ -393,7 +413,7 @@ class Game:
         """A move typed by the human to move: a number from the list or notation, whole or only
         its action (then each decision is asked in turn)."""
         st = self.state
-        view = st.view(st.to_move)
+        view = self.session.view(st.to_move)
         actions = self.actions()
         if text.isdigit():
             n = int(text) if len(text) < 6 else 0
@@ -423,10 +443,9 @@ class Game:
             self.say("(move cancelled)")
             return
         desc = view.describe(move)
-        st.push(move)
-        self.observe(move)
+        move = self.session.play(move)
         self.say(Text.assemble(("You play ", "bold"), (str(move), "bold green"), f": {desc}"))
-        if st.partial_move is not None:
+        if self.state.partial_move is not None:
             self.say("The new card is face up: now choose the rest of your turn (the whole turn, or just "
                      "its decisions, e.g. 't36').")
 
@@ -469,35 +488,47 @@ class Game:
         return text
 
     def ai_move(self) -> None:
-        st = self.state
-        seat = st.to_move
-        player = self.ai[seat]
-        view = st.view(seat)
-        t0 = time.perf_counter()
-        decision = self.think(lambda: player.choose(view), f"{player_name(seat)} is thinking ({player.spec})...")
-        dt = time.perf_counter() - t0
-        move = decision.move
+        """The AI to move thinks (the session's player, its tree kept from its last move) and plays."""
+        from ..session import PlayerFault
+        seat = self.state.to_move
+        spec = self.session.specs[seat]
+        label = f"{player_name(seat)} is thinking ({spec})"
+        status = {"text": label + "..."}
+
+        def progress(t) -> None:      # one aggregate figure of the AI's own search
+            status["text"] = f"{label}: {t.elapsed:.1f} s, {t.info.iterations} iterations"
+            if self._status is not None:
+                self._status.update(status["text"])
         try:
-            desc = view.describe(move)
-        except SplendorError:
-            desc = str(move)
-        try:
-            st.push(move)
-        except IllegalMoveError as e:  # a bug in a bot; do not let it end the session
-            self.say(f"{player_name(seat)}'s AI chose an illegal move ({e}); the game stops.", style="red")
+            played = self.think(lambda: self.session.ai_move(progress=progress), status["text"])
+        except PlayerFault as e:   # a bug in a bot: say so and leave (the game is saved as it was)
+            self.say(f"{player_name(seat)}'s AI could not move ({e}); the game stops.", style="red")
             raise Quit from None
-        self.observe(move)
-        figures = f"{dt:.1f} s"
-        moves = decision.info.moves
-        if moves and moves[0].visits and moves[0].value == moves[0].value:
-            figures = f"{100 * moves[0].value:.0f}% win rate for it, {decision.info.iterations} iterations, {figures}"
-        self.say(Text.assemble((f"{player_name(seat)} (AI) plays ", "bold"), (str(move), "bold magenta"),
+        if played is None:
+            return
+        turn = self.session.history[-1]
+        figures = f"{turn.seconds:.1f} s" if turn.seconds is not None else ""
+        info = turn.info
+        if info is not None and info.moves and info.moves[0].visits and info.moves[0].value == info.moves[0].value:
+            figures = f"{100 * info.moves[0].value:.0f}% win rate for it, {info.iterations} iterations, {figures}"
+        desc = turn.description
+        if desc == turn.move:
+            # a two-step turn is described on the true state before it (all of it is public now)
+            before = self.state.copy()
+            before.pop()
+            try:
+                desc = before.describe(turn.move)
+            except SplendorError:
+                pass
+        self.say(Text.assemble((f"{player_name(seat)} (AI) plays ", "bold"), (turn.move, "bold magenta"),
                                f": {desc} ", (f"[{figures}]", "dim")))
+
+    _status = None
 
     def think(self, work, status: str):
         """Run a search on a worker thread while this one waits, so that Ctrl-C is taken at once
-        (the C search holds no lock Python needs) and the game is saved as it stood before the
-        search. The abandoned search's thread is a daemon: it ends with the program."""
+        (the C search holds no lock Python needs; the session then cancels the search and the game
+        stays as it was before it). The abandoned thread is a daemon: it ends with the program."""
         box: dict = {}
 
         def target():
@@ -506,26 +537,21 @@ class Game:
             except BaseException as e:  # handed to the game's thread
                 box["error"] = e
         worker = threading.Thread(target=target, name="splendor-search", daemon=True)
-        if self.interactive:
-            with self.console.status(status):
+        try:
+            if self.interactive:
+                with self.console.status(status) as self._status:
+                    worker.start()
+                    while worker.is_alive():
+                        worker.join(0.1)
+            else:
                 worker.start()
                 while worker.is_alive():
                     worker.join(0.1)
-        else:
-            worker.start()
-            while worker.is_alive():
-                worker.join(0.1)
+        finally:
+            self._status = None
         if "error" in box:
             raise box["error"]
-        return box["value"]
-
-    def observe(self, move) -> None:
-        if self.state.partial_move is not None:
-            return   # the players are told whole turns (the first step of a two-step turn is not one)
-        for p in self.ai.values():
-            obs = getattr(p, "observe", None)
-            if obs:
-                obs(move)
+        return box.get("value")
 
     def show_result(self) -> None:
         r = self.state.result()
@@ -534,7 +560,7 @@ class Game:
             who = " and ".join(player_name(s) + (" (you)" if s in self.humans else "") for s in r.winners)
             self.say(f"Game over: {who} {'win' if len(r.winners) > 1 else 'wins'}. {pts}.", style="bold green")
         else:
-            why = "the turn cap was reached" if r.reason == "cap" else "every player had to pass"
+            why = {"cap": "the turn cap was reached"}.get(r.reason, "every player had to pass")
             self.say(f"Game over without a winner: {why}. {pts}.", style="bold yellow")
         # everything may be known now: the deal that the seed and the moves give
         if self.from_position and self.hidden_dealt:
@@ -548,14 +574,14 @@ class Game:
     # -- commands ----------------------------------------------------------------------------------
 
     def hint(self) -> None:
-        from ..analysis import hint, pct
-        st = self.state
-        view = st.view(st.to_move)     # the hint searches your view only
+        from ..analysis import pct
+        from ..session import SessionError
         t0 = time.perf_counter()
-        # the hint's search seed comes from the turn alone, not from the deal seed: what the
-        # player is shown is a function of their view (tests/test_cli_turns.py)
-        seed = _search_seed(HINT_SEED, st.turn)
-        h = self.think(lambda: hint(view, spec=self.hint_spec, seed=seed), f"Thinking about a hint ({self.hint_spec})...")
+        try:
+            h = self.think(self.session.hint, f"Thinking about a hint ({self.session.hint_spec})...")
+        except SessionError as e:
+            self.say(f"No hint: {e}.", style="red")
+            return
         self.say(Text.assemble(("Hint: ", "bold"), (h.move, "bold green"), f" — {h.reason}",
                                (f" [{time.perf_counter() - t0:.1f} s]", "dim")))
         if h.runner_up is not None:
@@ -563,44 +589,22 @@ class Game:
             self.say(f"Runner-up: {r.move} ({pct(r.winrate)}, {r.visits} visits): {r.description or ''}")
 
     def undo(self) -> None:
-        st = self.state
-        trial = st.copy()
-        undone, pops = [], 0
-        while trial.move_stack:
-            undone.append(trial.pop())
-            pops += 1
-            while trial.partial_move is not None and trial.move_stack:
-                trial.pop()   # a turn played in two steps: its first step goes too
-                pops += 1
-            if trial.to_move in self.humans:
-                break
-        else:
-            undone = []
-        if not undone:
+        from ..session import SessionError
+        try:
+            undone = self.session.undo()
+        except SessionError:
             self.say("Nothing to undo: you have not moved yet.", style="red")
             return
-        for _ in range(pops):
-            st.pop()
-        for p in self.ai.values():
-            p.reset()          # their search trees follow the moves played; start afresh
+        # a turn played in two steps is on the stack as its first step and the whole turn: name the turn
+        shown = [m for i, m in enumerate(undone)
+                 if not (i and not m.decisions and undone[i - 1].action == m and undone[i - 1] != m)][::-1]
         self.shown_for = None
-        self.say(f"Undid {len(undone)} move{'s' if len(undone) > 1 else ''} "
-                 f"({', '.join(str(m) for m in reversed(undone))}); {player_name(st.to_move)} to move.")
-
-    def record(self):
-        from ..records import GameRecord
-        return GameRecord.from_state(self.state, seed=None if self.from_position else self.seed,
-                                     players=list(self.specs),
-                                     meta={"event": "splendor play"} if not self.state.is_over()
-                                     else {"event": "splendor play", "termination": "normal"})
+        self.say(f"Undid {len(shown)} move{'s' if len(shown) > 1 else ''} "
+                 f"({', '.join(str(m) for m in shown)}); {player_name(self.state.to_move)} to move.")
 
     def save(self, path: str, overwrite: bool = False) -> None:
-        from ..records import save_record
         try:
-            rec = self.record()
-            if not self.state.is_over():
-                rec.meta["termination"] = "saved unfinished"
-            save_record(os.path.expanduser(path), rec, overwrite=overwrite)
+            rec = self.session.save(os.path.expanduser(path), overwrite=overwrite)
         except FileExistsError:
             self.say(f"{path} exists: not replaced. Type 'save! {path}' to replace it, or give another name.",
                      style="red", whole=True)
@@ -611,33 +615,31 @@ class Game:
         self.say(f"Saved the game ({len(rec.moves)} moves) to {path}.", whole=True)
 
     def autosave(self) -> None:
-        """Save the game to its own file in save_dir() as the player leaves, and say where (a
-        game with no move played is not saved: there is nothing to lose)."""
+        """As the player leaves: the session has kept the game in its file in save_dir() after
+        every move; write it once more and say where it is (a game with no move played is not
+        saved: there is nothing to lose)."""
         from ..records import save_record
-        if not self.state.move_stack and not self.from_position:
+        session = self.session
+        if not session.moves and not self.from_position:
             return
+        path = session.autosave
         try:
-            rec = self.record()
-            if not self.state.is_over():
-                rec.meta["termination"] = "saved unfinished"
-            folder = save_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            if self.saved_to is None:
-                stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-                self.saved_to = folder / f"game-{stamp}-{os.getpid()}.jsonl"
-            save_record(self.saved_to, rec, overwrite=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rec = session.record()
+            save_record(path, rec, overwrite=True)
         except (OSError, RecordError) as e:
-            self.say(f"Could not save the game in {save_dir()}: {getattr(e, 'strerror', None) or e}", style="red",
+            self.say(f"Could not save the game in {path.parent}: {getattr(e, 'strerror', None) or e}", style="red",
                      whole=True)
             return
-        self.say(f"The game ({len(rec.moves)} moves) is saved in {self.saved_to}; continue it with: "
-                 f"splendor play --load {self.saved_to}", whole=True)
+        self.say(f"The game ({len(rec.moves)} moves) is saved in {path}; continue it with: "
+                 f"splendor play --load {path}", whole=True)
 
-    def load(self, path: str, startup: bool = False) -> None:
+    def load(self, path: str, startup: bool = False, humans: set[int] | None = None) -> None:
         from ..errors import CLIError
-        from ..players.spec import parse_spec
+        from ..players.spec import make_player
         from ..records import read_records
         path = os.path.expanduser(path)
+        humans = set(humans if humans is not None else self.humans)
         try:
             with open(path, "rb") as f:
                 first = f.readline(MAX_INPUT_CHARS + 1)
@@ -646,13 +648,13 @@ class Game:
                     text = first.decode("utf-8").strip()
                 except UnicodeDecodeError:
                     raise RecordError("the position on the first line is not UTF-8 text") from None
-                return self._load_position(path, text, startup)
+                return self._load_position(path, text, startup, humans)
             records = read_records(path, strict=True)
             rec = next(records, None)
             if rec is None:
                 raise RecordError("no game record in the file")
             more = next(records, None) is not None
-            state = rec.replay()
+            rec.replay()
         except (OSError, SplendorError) as e:
             if isinstance(e, OSError) and e.strerror:
                 e = e.strerror
@@ -661,56 +663,50 @@ class Game:
             self.say(f"Could not load {path}: {e}", style="red", whole=True)
             return
         n = rec.config.players
-        humans = {s for s, spec in enumerate(rec.players) if spec == "human"}
-        if not humans:
-            humans = {s for s in self.humans if s < n} or {0}
-        specs = []
+        chosen = {s for s, spec in enumerate(rec.players) if spec == "human"}
+        if not chosen:
+            chosen = {s for s in humans if s < n} or {0}
+        seats = []
         for s, spec in enumerate(rec.players):
-            if s in humans:
-                specs.append("human")
+            if s in chosen:
+                seats.append("human")
                 continue
             try:
-                parse_spec(spec)
-                from ..players import make_player
                 make_player(spec).close()
-                specs.append(spec)
+                seats.append(spec)
             except (ConfigError, TypeError):
-                specs.append(self.default_ai)
-        self.state, self.humans, self.specs = state, humans, specs
-        self.from_position = rec.seed is None
-        self.hidden_dealt = False
+                seats.append(self.default_ai)
+        from ..session import GameSession
         if rec.seed is not None:
             self.seed = rec.seed
-        self._make_ai()
-        self.shown_for = None
+        self.hidden_dealt = False
+        self.adopt(lambda **kw: GameSession.from_record(rec, seats, **kw), from_position=rec.seed is None)
         extra = " (the first game in the file)" if more else ""
-        module = state.module
+        module = rec.config.module
         self.say(f"Loaded {path}{extra}: {n} players{', ' + MODULE_TITLES[module] if module else ''}, "
-                 f"{len(rec.moves)} moves played; you play {', '.join(player_name(s) for s in sorted(humans))}.",
+                 f"{len(rec.moves)} moves played; you play {', '.join(player_name(s) for s in sorted(chosen))}.",
                  whole=True)
 
-    def _load_position(self, path: str, text: str, startup: bool) -> None:
+    def _load_position(self, path: str, text: str, startup: bool, humans: set[int]) -> None:
         """`load FILE` of a file holding a position string (SPN1 or SPN2; a public one has its
         hidden cards dealt, as for --position): a new game from there, with the same human seats
         (or seat 0) and AI."""
         from ..errors import CLIError
         try:
-            state = self.deal_position(text, {s for s in self.humans if s < 4} or {0}, "seat")
+            state = self.deal_position(text, {s for s in humans if s < 4} or {0}, "seat")
         except SplendorError as e:
             if startup:
                 raise CLIError(f"--load {path}: {e}") from None
             self.say(f"Could not load {path}: {e}", style="red", whole=True)
             return
         n = state.players
-        humans = {s for s in self.humans if s < n} or {0}
-        self.state, self.humans, self.from_position = state, humans, True
-        self.specs = ["human" if s in humans else next((sp for sp in self.specs if sp not in (None, "human")),
-                                                       self.default_ai) for s in range(n)]
-        self._make_ai()
-        self.shown_for = None
+        chosen = {s for s in humans if s < n} or {0}
+        current = getattr(self, "session", None)
+        ai = next((sp for sp in (current.specs if current else []) if sp != "human"), self.default_ai)
+        self.start(state, ["human" if s in chosen else ai for s in range(n)], seed=None)
         module = state.module
         self.say(f"Loaded the position in {path}: {n} players{', ' + MODULE_TITLES[module] if module else ''}, "
-                 f"{player_name(state.to_move)} to move; you play {', '.join(player_name(s) for s in sorted(humans))}.",
+                 f"{player_name(state.to_move)} to move; you play {', '.join(player_name(s) for s in sorted(chosen))}.",
                  whole=True)
 
 

@@ -11,23 +11,11 @@ import ast
 import re
 from typing import Mapping
 
-from ..errors import ConfigError, SplendorError
+from ..errors import ConfigError, SplendorError, short
 from .base import Player
 
 #: the longest spec accepted (the longest in use, three weight vectors of 16 numbers, is under 1000)
 MAX_SPEC_CHARS = 4000
-
-
-def short(value, limit: int = 60) -> str:
-    """`repr(value)`, cut to about `limit` characters (with the full length said), so that an error
-    never echoes a huge input."""
-    try:
-        text = repr(value)
-    except Exception:  # a broken __repr__ must not hide the real error
-        text = f"<{type(value).__name__}>"
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit - 1]}… ({len(text)} characters)"
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:

@@ -13,6 +13,8 @@ Routes (all JSON; the full list with examples is in docs/WEB.md):
     POST /api/games/{id}/hint                {limit, spec}
     POST /api/games/{id}/analysis            {limit, spec, topK, seat, step}  (202: runs in the background)
     POST /api/games/{id}/graph               {on, limit, seat}  the live win-rate graph of a human seat's view
+    POST /api/games/{id}/review              {limit, spec}  (202) the review of a finished (or open) game
+    GET  /api/games/{id}/review
     GET  /api/games/{id}/analysis
     GET  /api/games/{id}/record              the game record (JSON Lines; open games only)
     GET  /api/games/{id}/replay?step=K       the board after K moves
@@ -44,8 +46,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...errors import SplendorError
-from .games import (DEFAULT_AI, DEFAULT_ANALYSIS_LIMIT, DEFAULT_GRAPH_LIMIT, DEFAULT_HINT_LIMIT, AI_NAMES,
-                    MAX_GRAPH_SECONDS, ApiError, GameManager, catalog_json, check_search_spec, hint_json, parse_limit)
+from .games import (DEFAULT_AI, DEFAULT_ANALYSIS_LIMIT, DEFAULT_GRAPH_LIMIT, DEFAULT_HINT_LIMIT,
+                    DEFAULT_REVIEW_LIMIT, AI_NAMES, MAX_GRAPH_SECONDS, MAX_REVIEW_SECONDS, ApiError, GameManager, catalog_json, check_search_spec, hint_json, parse_limit)
 from .scheduler import Cancelled
 
 MAX_BODY = 2 * 2 ** 20           # bytes of a request body (a record file of a few hundred games)
@@ -198,6 +200,11 @@ class AnalysisBody(_Body):
     topK: int = 8
     seat: int | None = None
     step: int | None = None
+
+
+class ReviewBody(_Body):
+    limit: dict[str, Any] | None = None
+    spec: str | None = None
 
 
 class GraphBody(_Body):
@@ -374,6 +381,22 @@ def create_app(manager: GameManager | None = None, allowed_hosts: list[str] | No
         if not 1 <= body.topK <= 50:
             raise ApiError(422, f"topK: expected 1-50, got {body.topK}", "topK")
         return game.start_analysis(limit, spec, body.topK, body.seat, body.step)
+
+    @app.post("/api/games/{gid}/review", status_code=202)
+    def start_review(gid: str, request: Request, body: ReviewBody | None = None):
+        body = body or ReviewBody()
+        game = manager.get(gid, client_of(request))
+        limit = parse_limit(body.limit, default=DEFAULT_REVIEW_LIMIT)
+        if limit.seconds is not None and limit.seconds > MAX_REVIEW_SECONDS:
+            raise ApiError(422, f"limit.seconds: a review searches every move: at most {MAX_REVIEW_SECONDS:g} s each",
+                           "limit.seconds")
+        st = game.state
+        spec = check_search_spec(body.spec, "spec", st.players, st.module) if body.spec is not None else None
+        return game.start_review(limit, spec)
+
+    @app.get("/api/games/{gid}/review")
+    def get_review(gid: str, request: Request):
+        return manager.get(gid, client_of(request)).review_json()
 
     @app.post("/api/games/{gid}/graph")
     def graph(gid: str, request: Request, body: GraphBody | None = None):

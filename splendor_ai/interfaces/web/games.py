@@ -30,6 +30,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,10 +47,12 @@ MAX_ITERATIONS = 2_000_000
 MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))   # threads of one search: no more than the cores
 MAX_DEPTH = 4
 MAX_SEARCH_NODES = 2_000_000    # tree nodes of one search (about 650 MB): a 10 s search fits
+MAX_TREE_NODES = 4_000_000      # tree nodes an AI seat keeps from move to move (one search adds at most the above)
 NODES_PER_SECOND = 250_000      # per search thread, to reserve memory for a search limited by time
 MAX_GAMES = 200                 # games on the server
 MAX_GAMES_PER_CLIENT = 30       # games of one browser (beyond: its least recently used idle one closes)
 IDLE_SECONDS = 2 * 3600         # a game nobody looked at for this long is closed
+TREES_KEPT_SECONDS = 600        # ... and its AI players' search trees are dropped after this long
 TOMBSTONES = 2000               # closed games remembered, to say why they are gone
 #: this server's caps, tighter than the table of bounds (players/bounds.py) that every entry point checks
 SERVER_CAPS = {"seconds": MAX_SECONDS, "iterations": MAX_ITERATIONS, "workers": MAX_WORKERS, "depth": MAX_DEPTH}
@@ -58,6 +61,9 @@ DEFAULT_HINT_LIMIT = {"seconds": 1.0}
 DEFAULT_ANALYSIS_LIMIT = {"seconds": 2.0}
 DEFAULT_GRAPH_LIMIT = {"iterations": 3000}   # each position of the live win-rate graph
 MAX_GRAPH_SECONDS = 2.0
+DEFAULT_REVIEW_LIMIT = {"iterations": 4000}  # each move of a review
+MAX_REVIEW_SECONDS = 2.0
+_REVIEW_SALT = 0x72657669
 _HINT_SALT = 0x68696E74         # keeps the hint searches' seeds apart from the AI seats'
 
 
@@ -183,6 +189,30 @@ def search_nodes(player, limit=None) -> int:
     if sec:
         bounds.append(int(sec * NODES_PER_SECOND * player.workers) + 1000)
     return int(min(bounds))
+
+
+def cap_ai_player(player) -> None:
+    """An AI seat's player keeps its search tree from move to move and searches on in the part
+    still in play, so its tree may outgrow one search: it is capped at `MAX_TREE_NODES` (a cap that
+    a game's searches of the usual budgets never reach, so the player plays as it does in a
+    tournament). A player that keeps no tree gets its search's cap (`search_nodes`)."""
+    from ...players.mcts import MCTSPlayer
+    if isinstance(player, MCTSPlayer):
+        if player.reuse:
+            player.max_nodes = min(player.max_nodes, MAX_TREE_NODES)
+        else:
+            cap_nodes(player, search_nodes(player))
+
+
+def ai_nodes(player) -> int:
+    """What an AI move reserves: the tree the player kept from its last move and the nodes its
+    search may add, within the player's cap."""
+    from ...players.mcts import MCTSPlayer
+    if not isinstance(player, MCTSPlayer):
+        return 0
+    tree = getattr(player, "_tree", None)
+    kept = tree.nodes_used if tree is not None else 0
+    return min(kept + search_nodes(player), player.max_nodes * player.workers)
 
 
 def cap_nodes(player, nodes: int) -> None:
@@ -329,64 +359,78 @@ def redeal_unseen(record, rng: random.Random, vary: set[int] = frozenset()) -> S
 # -- searches --------------------------------------------------------------------------------------------
 
 class AiTask(Task):
-    """An AI seat's move: a fresh player of the seat's spec (seeded from the game's secret, the seat
-    and the turn), searching the seat's own view in slices. Its progress is shown masked: how long
-    and how far it searched, and its overall win estimate, never its candidate moves."""
+    """An AI seat's move, played by the game's `GameSession` with the seat's own player (kept
+    across moves, so its search tree is reused: the player a tournament measures). The session's
+    `ai_move` runs in a thread of its own; each progress report of its search (every slice) waits
+    there for the scheduler's next slice, so the search takes its turns with the other clients'
+    like any task. Its progress is shown masked: how long and how far it searched and its overall
+    win estimate, never its candidate moves."""
 
     kind = "ai"
 
-    def __init__(self, client: str, version: int, seat: int, spec: str, view: View, seed: int):
-        from ...players import make_player
-        self.version, self.seat, self.spec, self.view = version, seat, spec, view
-        self.player = make_player(spec, seed=seed)
+    def __init__(self, client: str, game: "WebGame", version: int, seat: int):
+        self.game, self.version, self.seat = game, version, seat
+        player = game.session.player(seat)
+        self.spec = player.spec
         from ...players.mcts import MCTSPlayer
-        self.mcts = isinstance(self.player, MCTSPlayer)
-        nodes = search_nodes(self.player)
-        cap_nodes(self.player, nodes) if self.mcts else None
-        super().__init__(client, nodes)
-        self.budget = ({"iterations": self.player.iterations} if self.mcts and self.player.iterations
-                       else {"seconds": self.player.seconds} if self.mcts and self.player.seconds else {})
-        if not self.mcts and getattr(self.player, "depth", None):
-            self.budget = {"depth": self.player.depth}
-        self.search = None
+        mcts = isinstance(player, MCTSPlayer)
+        super().__init__(client, ai_nodes(player))
+        self.budget = ({"iterations": player.iterations} if mcts and player.iterations
+                       else {"seconds": player.seconds} if mcts and player.seconds
+                       else {"depth": player.depth} if getattr(player, "depth", None) else {})
         self.iterations = 0
         self.winrate: float | None = None
         self.searched = 0.0
-        self.move = None
-        self.figures: str | None = None
+        self.thread: threading.Thread | None = None
+        self._go = threading.Event()
+        self._paused = threading.Event()
+        self._finished = False
+        self._error: BaseException | None = None
 
     def step(self, seconds: float) -> bool:
-        if not self.mcts:
-            t0 = time.perf_counter()
-            decision = self.player.choose(self.view)
-            self.result = (str(decision.move), f"{time.perf_counter() - t0:.1f} s")
-            return True
-        if self.search is None:
-            self.search = self.player.new_search(self.view, None)
-        self.search.run(seconds)
-        s = self.search
-        self.iterations, self.searched = s.iterations_done, s.elapsed
-        _, seat_wr = s.root_summary()
-        wr = seat_wr[self.view.to_move]
-        self.winrate = None if wr != wr else round(wr, 4)
-        if not s.done():
-            return False
-        move = s.ranked(1)[0].move
-        figures = f"{self.iterations:,} iterations, {self.searched:.1f} s"
-        if self.winrate is not None:
-            figures = f"its win estimate {round(100 * self.winrate)}%, " + figures
-        self.result = (str(move), figures)
-        return True
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, args=(seconds,), name="splendor-ai", daemon=True)
+            self.thread.start()
+        else:
+            self._go.set()
+        self._paused.wait()                     # the search reported (its slice is over) or ended
+        self._paused.clear()
+        if self._error is not None:
+            raise self._error
+        return self._finished
+
+    def _progress(self, thinking) -> None:
+        info = thinking.info
+        self.iterations, self.searched = info.iterations, info.seconds
+        seen = [(m.visits, m.value) for m in info.moves if m.visits and m.value == m.value]
+        total = sum(v for v, _ in seen)
+        self.winrate = round(sum(v * x for v, x in seen) / total, 4) if total else None
+        self._go.clear()
+        self._paused.set()
+        self._go.wait()                         # until the scheduler gives this search its next slice
+
+    def _run(self, seconds: float) -> None:
+        try:
+            self.result = self.game.session.ai_move(progress=self._progress, report_every=seconds,
+                                                    cancel=self.cancelled.is_set)
+        except BaseException as e:              # reported through the task's future
+            self._error = e
+        finally:
+            self._finished = True
+            self._paused.set()
+
+    def cancel(self) -> None:
+        super().cancel()
+        self._go.set()                          # a search waiting for its slice stops at once
 
     def close(self) -> None:
-        self.player.close()
-        self.search = None
+        self.cancel()
 
     def progress(self) -> float:
         b = self.budget
-        if "iterations" in b and b["iterations"]:
+        if b.get("iterations"):
             return min(1.0, self.iterations / b["iterations"])
-        if "seconds" in b and b["seconds"]:
+        if b.get("seconds"):
             return min(1.0, self.searched / b["seconds"])
         return 0.0
 
@@ -477,6 +521,39 @@ class GraphTask(Task):
             self.s.player.close()
 
 
+class ReviewTask(Task):
+    """The review of a game (`splendor_ai.review`): one move of the chosen seats per step, each
+    rated from its mover's own view, reported to `store(turn_review)` as it finishes."""
+
+    kind = "review"
+
+    def __init__(self, client: str, record, seats: list[int], spec: str, limit, seed: int, version: int, store):
+        from ...analysis import _make_search_player
+        from ...review import review_stream
+        probe = _make_search_player(spec, 0)
+        try:
+            nodes = int(search_nodes(probe, limit) * 1.15)      # the played move's forced search too
+        finally:
+            probe.close()
+        super().__init__(client, nodes)
+        self.version, self.seats, self.spec, self.limit, self.seed = version, seats, spec, limit, seed
+        self.stream = review_stream(record, limit, spec=_with_max_nodes(spec, nodes), seats=seats, seed=seed)
+        self.store = store
+
+    def step(self, seconds: float) -> bool:
+        try:
+            turn = next(self.stream)
+        except StopIteration:
+            return True
+        self.store(self, turn)
+        return False
+
+    def close(self) -> None:
+        close = getattr(self.stream, "close", None)     # a generator: stops the review's search
+        if close is not None:
+            close()
+
+
 def analysis_json(a) -> dict:
     """An Analysis as the page gets it: the engine's format without the search seed (a seed of the
     server's secret is never sent)."""
@@ -515,7 +592,12 @@ def _seats_setup(specs: list[str]) -> list[dict]:
 
 
 class WebGame:
-    """One game: the true state, the seats' roles, the log, and the searches running for it."""
+    """One game: its `GameSession` (the true state, the seats, the AI players kept across moves,
+    undo, records), the log as the page shows it, and the searches running for it.
+
+    Locks: `lock` guards the web's side of the game; the session has its own. `lock` is taken
+    before the session's, never while waiting on a search (an undo asks the session to stop its
+    search outside `lock`)."""
 
     def __init__(self, manager: "GameManager", gid: str, client: str, state: State, seed: int | None,
                  specs: list[str], hint_spec: str | None = None, start: str | None = None,
@@ -525,7 +607,6 @@ class WebGame:
         self.watch_id = secrets.token_urlsafe(12)
         self.client = client
         self.lock = threading.RLock()
-        self.state = state
         self.seed = seed
         self.open = open_game
         # the AI's and the hints' search seeds: from the deal seed only where the deal is public
@@ -534,8 +615,10 @@ class WebGame:
         self.specs = list(specs)
         self.humans = {s for s, spec in enumerate(specs) if spec == "human"}
         self.hint_spec = hint_spec or self._default_hint_spec()
-        self.start = start or self._start_position()
+        self.start = start or self._start_position(state)
         self.first_player = State(self.start).to_json()["first_player"]
+        self.session = self._session(state, self._players())
+        self.trees_dropped = False
         self.version = 0
         self.log: list[LogEntry] = []
         self.ai_task: AiTask | None = None
@@ -548,6 +631,9 @@ class WebGame:
         self.graph_limit = None
         self.graph_points: dict[int, float | None] = {}
         self.graph_task: GraphTask | None = None
+        self.review_task: ReviewTask | None = None
+        self.review_turns: list = []
+        self.review_total = 0
         self.touched = time.monotonic()
 
     # -- setup -------------------------------------------------------------------------------------
@@ -558,21 +644,67 @@ class WebGame:
                 return spec
         return HINT_FALLBACK_SPEC
 
-    def _start_position(self) -> str:
-        first = self.state.copy()
+    @staticmethod
+    def _start_position(state: State) -> str:
+        first = state.copy()
         while first.move_stack:
             first.pop()
         return first.position()
 
     def seat_seed(self, seat: int) -> int:
-        return (self.secret + 7919 * seat) % 2 ** 64
+        """The seed of the AI player in `seat`: the session's formula (`session.seat_seed`) on the
+        game's secret, which is the deal seed in an open game (so it plays as `GameSession.new`
+        and a tournament's player of that seed do) and a secret in a closed one."""
+        from ...session import seat_seed
+        return seat_seed(self.secret, seat)
+
+    def _players(self) -> list:
+        """The seats for the session: "human", or the AI player of the seat's spec, seeded by
+        `seat_seed` and built with the node cap its memory reservation allows."""
+        from ...players import make_player
+        out: list = []
+        for s, spec in enumerate(self.specs):
+            if spec == "human":
+                out.append("human")
+                continue
+            player = make_player(spec, seed=self.seat_seed(s))
+            cap_ai_player(player)
+            out.append(player)
+        return out
+
+    def _session(self, state: State, players: list):
+        from ...session import GameSession
+        return GameSession(state, players, seed=self.seed, start=self.start, hint_spec=self.hint_spec,
+                           event="splendor serve")
+
+    def drop_trees(self) -> None:
+        with self._locked():
+            for s in range(self.state.players):
+                p = self.session.player(s)
+                if p is not None:
+                    p.reset()
+            self.trees_dropped = True
+
+    @property
+    def state(self) -> State:
+        """The true state (the session's): never sent in a closed game."""
+        return self.session.state
+
+    @contextmanager
+    def _locked(self):
+        """`lock`, then the session's: the game as of one moment (the session plays an AI's move
+        in the search's thread under its own lock)."""
+        with self.lock:
+            with self.session.lock:
+                yield
 
     def close(self) -> None:
         with self.lock:
             self._cancel_tasks()
+        self.session.close()
 
     def busy(self) -> bool:
-        return (self.ai_task is not None or self.graph_task is not None
+        return (self.ai_task is not None or self.graph_task is not None or self.review_task is not None
                 or (self.analysis_task is not None and not self.analysis_task.future.done()))
 
     # -- reading -----------------------------------------------------------------------------------
@@ -610,6 +742,7 @@ class WebGame:
 
     def to_json(self, seat: int | None = None) -> dict:
         with self.lock:
+            self._sync()
             self.touched = time.monotonic()
             if self.ai_task is None:
                 self._maybe_start_ai()             # an AI move the busy server could not start yet
@@ -644,7 +777,8 @@ class WebGame:
 
     def watch_json(self) -> dict:
         """The game as a spectator sees it: public information only."""
-        with self.lock:
+        with self._locked():
+            self._sync()
             st = self.state
             out = {**self._common(), "spectator": True, **self._board(st, None)}
             del out["gameId"]                     # the owner's id stays with the owner
@@ -679,14 +813,8 @@ class WebGame:
         """Refuse (503) a move after which an AI seat would move while the server cannot take its search."""
         if st.is_over() or st.to_move in self.humans:
             return
-        from ...players import make_player
-        probe = make_player(self.specs[st.to_move], 0)
         try:
-            nodes = search_nodes(probe)
-        finally:
-            probe.close()
-        try:
-            self.manager.scheduler.check(self.client, nodes)
+            self.manager.scheduler.check(self.client, ai_nodes(self.session.player(st.to_move)))
         except Busy as e:
             raise ApiError.busy(e) from None
 
@@ -697,7 +825,8 @@ class WebGame:
             raise ApiError(422, "move: expected a move string", "move")
         if len(text) > 200:
             raise ApiError(400, f"move: not a move ({len(text)} characters)", "move")
-        with self.lock:
+        with self._locked():
+            self._sync()
             self._check_version(version)
             st = self.state
             if st.is_over():
@@ -714,30 +843,31 @@ class WebGame:
             trial = st.copy(stack=False)
             trial.push(move)
             self._next_ai_check(trial)
-            self._push(move, "human")
+            seat, completing = st.to_move, st.partial_move is not None
+            desc = None if completing else st.describe(move)
+            played = self.session.play(move)
+            self._log(seat, played, "human", completing, desc)
             self._after_change()
             return self.to_json()
 
-    def _push(self, move, by: str, figures: str | None = None) -> None:
-        st = self.state
-        seat = st.to_move
-        if st.partial_move is not None:
-            # the rest of a two-step turn (docs/RULES.md): the whole turn replaces its first step in
-            # the log, which counts whole turns as the state's move stack, replays, undo and records do
-            played = st.push(move)
-            before = st.copy()
+    def _log(self, seat: int, played, by: str, completing: bool, desc: str | None = None,
+             figures: str | None = None) -> None:
+        """The log after a move the session played. The rest of a two-step turn (docs/RULES.md)
+        completes its first step's entry: the log counts whole turns as the state's move stack,
+        replays, undo and records do."""
+        if completing:
+            before = self.state.copy()
             pop_turn(before)
             self.log[-1] = LogEntry(seat, str(played), before.describe(played), by, figures)
         else:
-            desc = st.describe(move)
-            played = st.push(move)
-            self.log.append(LogEntry(seat, str(played), desc, by, figures))
+            self.log.append(LogEntry(seat, str(played), desc if desc is not None else str(played), by, figures))
         self.version += 1
         self.ai_error = None
         self.touched = time.monotonic()
 
     def _after_change(self) -> None:
         """After any change: stale analyses stop and the AI moves if it is its turn."""
+        self.trees_dropped = False
         if self.analysis_task is not None and self.analysis_task.version != self.version:
             self.analysis_task.cancel()
         self._maybe_start_ai()
@@ -755,28 +885,35 @@ class WebGame:
 
     def undo(self, version: int | None = None) -> dict:
         """Take back the last human move and the AI replies after it (a running AI search is
-        cancelled). In a closed game the decks' unseen cards are then dealt again in a new order:
-        the cards the taken-back moves showed must not tell what comes next."""
+        cancelled; the AI players forget their trees). In a closed game the decks' unseen cards are
+        then dealt again in a new order: the cards the taken-back moves showed must not tell what
+        comes next."""
+        from ...session import SessionError
         with self.lock:
+            self._sync()
             self._check_version(version)
-            n = self._undo_count()
-            if n == 0:
+            if self._undo_count() == 0:
                 raise ApiError(409, "nothing to undo: no human move has been played yet")
             self._cancel_tasks()
-            for _ in range(n):
-                pop_turn(self.state)
-                self.log.pop()
+        try:
+            self.session.undo()                  # waits for a cancelled search to stop: outside `lock`
+        except SessionError as e:
+            raise ApiError(409, f"nothing to undo: {e}") from None
+        with self.lock:
+            del self.log[len(self.state.move_stack):]
             self.graph_points = {k: w for k, w in self.graph_points.items() if k <= len(self.log)}
             if not self.open:
-                self.state = redeal_unseen(self._record(), random.Random(secrets.randbits(64)))
-                self.start = self._start_position()
+                players = [self.session.player(s) or "human" for s in range(self.state.players)]
+                state = redeal_unseen(self._record(), random.Random(secrets.randbits(64)))
+                self.start = self._start_position(state)
+                self.session = self._session(state, players)
             self.version += 1
             self.ai_error = None
             self._after_change()
             return self.to_json()
 
     def _cancel_tasks(self) -> None:
-        for task in (self.ai_task, self.analysis_task, self.graph_task):
+        for task in (self.ai_task, self.analysis_task, self.graph_task, self.review_task):
             if task is not None:
                 task.cancel()
         self.ai_task = None
@@ -789,14 +926,10 @@ class WebGame:
         st = self.state
         if st.is_over() or st.to_move in self.humans or self.ai_task is not None:
             return
-        seat = st.to_move
-        view = st.view(seat)
-        task = AiTask(self.client, self.version, seat, self.specs[seat], view,
-                      derive_seed(self.seat_seed(seat), view.turn))
+        task = AiTask(self.client, self, self.version, st.to_move)
         try:
             self.manager.scheduler.submit(task)
         except Busy as e:
-            task.close()
             self.ai_waiting = f"waiting for the server: {e.message}"
             return
         self.ai_waiting = None
@@ -804,24 +937,43 @@ class WebGame:
         task.future.add_done_callback(lambda f, t=task: self._ai_done(t, f))
 
     def _ai_done(self, task: AiTask, future) -> None:
+        from ...session import PlayerFault
         with self.lock:
+            self._sync()
             if self.ai_task is not task:
                 return
             self.ai_task = None
-            if task.cancelled.is_set() or self.version != task.version:
-                return
             e = future.exception()
-            if e is not None:
-                if not isinstance(e, Cancelled):
-                    self.ai_error = f"{player_name(task.seat)}'s AI failed: {type(e).__name__}: {str(e)[:200]}"
-                return
-            move, figures = future.result()
-            try:
-                self._push(move, "ai", figures)
-            except SplendorError as err:  # a bug in a bot; do not corrupt the game
-                self.ai_error = f"{player_name(task.seat)}'s AI chose an illegal move: {err}"
-                return
+            if isinstance(e, PlayerFault):
+                self.ai_error = f"{player_name(task.seat)}'s AI failed: {str(e)[:200]}"
+            elif e is not None and not isinstance(e, Cancelled):
+                self.ai_error = f"{player_name(task.seat)}'s AI failed: {type(e).__name__}: {str(e)[:200]}"
             self._after_change()
+
+    def _sync(self) -> None:
+        """Log the AI moves the session has played and the log does not show yet (the session
+        plays an AI's move in the search's thread; every read and change of the game calls this
+        first, under `lock`, so what is sent is always the log and the board of one moment)."""
+        with self.session.lock:             # the session pushes a move and records its turn under it
+            missing = len(self.state.move_stack) - len(self.log)
+            turns = list(self.session.history[-missing:]) if missing > 0 else []
+        if not turns:
+            return
+        for turn in turns:
+            info = turn.info
+            if info is not None and info.iterations:
+                seen = [(m.visits, m.value) for m in info.moves if m.visits and m.value == m.value]
+                total = sum(v for v, _ in seen)
+                figures = f"{info.iterations:,} iterations, {info.seconds:.1f} s"
+                if total:
+                    figures = f"its win estimate {round(100 * sum(v * x for v, x in seen) / total)}%, " + figures
+            else:
+                figures = f"{turn.seconds or 0:.1f} s"
+            self.log.append(LogEntry(turn.seat, turn.move, turn.description, turn.by, figures))
+            self.version += 1
+        self.ai_task = None
+        self.ai_error = None
+        self._after_change()
 
     # -- hints and analysis -----------------------------------------------------------------------------
 
@@ -829,7 +981,8 @@ class WebGame:
         return derive_seed(self.secret, _HINT_SALT, view.turn, view.seat)
 
     def hint_task(self, limit, spec: str | None) -> SearchTask:
-        with self.lock:
+        with self._locked():
+            self._sync()
             self.touched = time.monotonic()
             st = self.state
             if st.is_over():
@@ -860,7 +1013,8 @@ class WebGame:
                        step: int | None = None) -> dict:
         """Analyse the position now, or after `step` moves (while replaying), from a human seat's
         view (an open game: from any seat's, by default the seat to move)."""
-        with self.lock:
+        with self._locked():
+            self._sync()
             self.touched = time.monotonic()
             st = self.state if step is None else self._state_at(step)
             if st.is_over():
@@ -887,7 +1041,8 @@ class WebGame:
             return self.analysis_json()
 
     def analysis_json(self) -> dict:
-        with self.lock:
+        with self._locked():
+            self._sync()
             task = self.analysis_task
             if task is None:
                 return {"status": "none"}
@@ -913,7 +1068,8 @@ class WebGame:
     def set_graph(self, on: bool, limit=None, seat: int | None = None) -> dict:
         """Turn the live win-rate graph on or off: the chosen human seat's expected result before
         every move, each searched from that seat's own view as it was then."""
-        with self.lock:
+        with self._locked():
+            self._sync()
             self.touched = time.monotonic()
             if not on:
                 if self.graph_task is not None:
@@ -976,6 +1132,71 @@ class WebGame:
                 if not task.cancelled.is_set():
                     self._update_graph()
 
+    # -- the review -------------------------------------------------------------------------------------
+
+    def review_seats(self) -> list[int]:
+        """The seats a review rates: a closed game's human seats only (each move is rated from its
+        mover's view, and an AI seat's view holds its hidden cards); an open game's every seat."""
+        return list(range(self.state.players)) if self.open else sorted(self.humans)
+
+    def review_seed(self) -> int:
+        """The review's search seed: from the game's secret (a closed game), never sent."""
+        return derive_seed(self.secret, _REVIEW_SALT)
+
+    def start_review(self, limit, spec: str | None) -> dict:
+        with self._locked():
+            self._sync()
+            self.touched = time.monotonic()
+            if not self.open and not self.state.is_over():
+                raise ApiError(409, "the game is not over: a review comes after the end (during the game, the "
+                               "win-rate graph follows your own view)")
+            if not self.log:
+                raise ApiError(409, "no move has been played: there is nothing to review")
+            seats = self.review_seats()
+            record = self._record()
+            total = sum(1 for e in self.log if e.seat in seats)
+            task = ReviewTask(self.client, record, seats, spec or self.hint_spec, limit, self.review_seed(),
+                              self.version, self._review_store)
+            if self.review_task is not None:
+                self.review_task.cancel()
+            try:
+                self.manager.scheduler.submit(task)
+            except Busy as e:
+                task.close()
+                raise ApiError.busy(e) from None
+            self.review_task, self.review_turns, self.review_total = task, [], total
+            return self.review_json()
+
+    def _review_store(self, task: ReviewTask, turn) -> None:
+        with self.lock:
+            if self.review_task is task and self.version == task.version:
+                self.review_turns.append(turn)
+
+    def review_json(self) -> dict:
+        """The review so far: status, how many moves are rated, and the `splendor-review/1` report of
+        those (docs/REVIEW.md; no seed of the server's secret)."""
+        from ...review import Review, Settings
+        with self._locked():
+            self._sync()
+            task = self.review_task
+            if task is None:
+                return {"status": "none"}
+            f = task.future
+            error = None
+            if f.done() and f.exception() is not None:
+                e = f.exception()
+                error = ("cancelled (the game changed)" if isinstance(e, Cancelled)
+                         else str(e)[:300] if isinstance(e, SplendorError) else f"internal error: {type(e).__name__}")
+            stale = task.version != self.version
+            status = "error" if error else "done" if f.done() else "running"
+            rec = self._record()
+            rv = Review(rec.config, tuple(rec.players), tuple(rec.moves), rec.result, tuple(task.seats),
+                        Settings.make(task.spec, task.limit, task.seed), tuple(self.review_turns))
+            report = rv.to_json()
+            report["settings"].pop("seed", None)
+            return {"status": status, "error": error, "stale": stale, "reviewed": len(self.review_turns),
+                    "total": self.review_total, "report": report}
+
     # -- records and replay ------------------------------------------------------------------------------
 
     def _record(self):
@@ -988,7 +1209,8 @@ class WebGame:
 
     def record(self):
         """The whole record (deck order included): open games only."""
-        with self.lock:
+        with self._locked():
+            self._sync()
             if not self.open:
                 raise ApiError(403, "this game is closed: its record holds the decks' order and the cards "
                                "reserved blind, which the rules keep hidden, so it is never sent (start an "
@@ -997,7 +1219,8 @@ class WebGame:
 
     def replay_json(self, step: int, seat: int | None = None, spectator: bool = False) -> dict:
         """The board after `step` moves, from the viewer's view, with the move played there."""
-        with self.lock:
+        with self._locked():
+            self._sync()
             n = len(self.log)
             if not isinstance(step, int) or not 0 <= step <= n:
                 raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves)", "step")
@@ -1075,6 +1298,10 @@ class GameManager:
 
     def expire(self) -> None:
         now = time.monotonic()
+        for g in list(self.games.values()):
+            # an AI keeps its search tree between its moves; a game left alone a while drops them
+            if now - g.touched > TREES_KEPT_SECONDS and not g.busy() and not g.trees_dropped:
+                g.drop_trees()
         with self.lock:
             for g in [g for g in self.games.values() if now - g.touched > self.idle_seconds and not g.busy()]:
                 self._close(g, f"this game was closed after {self.idle_seconds / 3600:g} hours without a move "
@@ -1131,7 +1358,8 @@ class GameManager:
             raise ApiError(422, "seats: at least one seat must be 'human' (the page shows a human seat's view)",
                            "seats")
         if seed is None:
-            seed = random.SystemRandom().randrange(2 ** 32)
+            from ...session import new_seed
+            seed = new_seed()
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
             raise ApiError(422, "seed: expected an integer in [0, 2**64)", "seed")
         if not isinstance(first_player, int) or isinstance(first_player, bool) or not 0 <= first_player < players:

@@ -250,6 +250,7 @@ function render() {
   renderReplayBar();
   renderSummary();
   renderGraph();
+  renderReview();
   updateButtons();
 }
 
@@ -326,7 +327,16 @@ function renderBanner() {
 
 function highlightFor(b) {
   // which pieces to highlight: the hinted move's, and the last AI move's
-  const hl = { bank: new Set(), cards: new Set(), decks: new Set(), seatTokens: {}, seats: new Set() };
+  const hl = { bank: new Set(), cards: new Set(), decks: new Set(), seatTokens: {}, seats: new Set(),
+    better: { bank: new Set(), cards: new Set(), decks: new Set() } };
+  // while replaying a reviewed game: the move the review found better than the one played here
+  const rt = reviewTurn();
+  if (rt && rt.best !== rt.played) {
+    const m = splitMove(rt.best);
+    if (m.action[0] === "+") for (const ch of m.action.slice(1)) hl.better.bank.add(ch);
+    else if (m.action.startsWith("rL") || m.action.startsWith("rO")) hl.better.decks.add(m.action);
+    else if (m.action[0] === "b" || m.action[0] === "r") hl.better.cards.add(Number(m.action.slice(1)));
+  }
   if (S.hint && !S.replay && S.hint.version === S.game.version) {
     const m = splitMove(S.hint.move);
     if (m.action[0] === "+") for (const ch of m.action.slice(1)) hl.bank.add(ch);
@@ -429,6 +439,7 @@ function renderMarket(b) {
       if (orient) deckCls.push("orient-deck");
       if (actions.has(act)) deckCls.push("actionable");
       if (hl.decks.has(act)) deckCls.push("hinted");
+      if (hl.better.decks.has(act)) deckCls.push("better");
       if (S.sel && S.sel.deck === level && !!S.sel.orient === orient) deckCls.push("selected");
       const data = { level: String(level), count: String(deckCount), ...(orient ? { orient: "1" } : {}) };
       return deckCount > 0
@@ -457,6 +468,7 @@ function renderMarket(b) {
       if (actions.has(`b${id}`) || actions.has(`r${id}`)) cls.push("actionable");
       if (S.sel && S.sel.card && S.sel.card.id === id) cls.push("selected");
       if (hl.cards.has(id)) cls.push("hinted");
+      if (hl.better.cards.has(id)) cls.push("better");
       if (S.fresh.has(id)) cls.push("fresh");
       if (choose.some(t => t && /^[ftxdbm:]/.test(t) && Number(t.slice(1)) === id)) cls.push("choosable");
       const e = sh[id];
@@ -483,6 +495,7 @@ function renderBank(b) {
     if (c < 5 && interactive()) cls.push("actionable");
     if (picked) cls.push("picked");
     if (hl.bank.has(LETTERS[c])) cls.push("hinted");
+    if (hl.better.bank.has(LETTERS[c])) cls.push("better");
     const t = token(c, n, { class: cls.join(" "), "data-testid": "bank-token" });
     if (c < 5) t.addEventListener("click", () => clickBankGem(c));
     const wrap = h("div", { class: "bank-slot" }, t, h("span", { class: "token-name" }, NAMES[c]),
@@ -517,6 +530,7 @@ function renderSeats(b) {
       else if (when === "next") c.push("soon");
       if (isViewer && interactive()) c.push("own");
       if (hl.cards.has(r.card)) c.push("hinted");
+      if (hl.better.cards.has(r.card)) c.push("better");
       if (S.sel && S.sel.card && S.sel.card.id === r.card) c.push("selected");
       return cardEl(r.card, { class: c.join(" "), testid: "reserved-card", dataset: { blind: r.blind ? "1" : "0" },
         onclick: isViewer ? () => clickCard(r.card, "hand") : null });
@@ -992,6 +1006,82 @@ function renderGraph() {
     h("div", { class: "muted small" }, "Click a point to replay the position before that move."));
 }
 
+// -- the review ------------------------------------------------------------------------------------
+
+// the reviewed turn played at the replayed position (the move from step K to K + 1), if any
+function reviewTurn() {
+  if (!S.replay || !S.review || !S.review.report) return null;
+  return S.review.report.turns.find(t => t.turn === S.replay.step) || null;
+}
+
+function reviewMark(turn) {
+  const t = S.review && S.review.report ? S.review.report.turns.find(x => x.turn === turn) : null;
+  if (!t || !t.mark) return null;
+  return h("span", { class: `mark k-${t.class}`, "data-testid": "log-mark", title: `${t.class}: ${pct(t.playedWinrate)} where ${t.best} had ${pct(t.bestWinrate)}` }, t.mark);
+}
+
+async function startReview() {
+  const g = S.game;
+  if (!g) return;
+  try {
+    S.review = await api("POST", `/api/games/${g.gameId}/review`, { limit: reviewBudget() });
+    if (!S.replay) await goReplay(0);
+    render();
+    pollReview();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// a review searches every move: the page's search budget, a tenth of it per move
+function reviewBudget() {
+  const b = budget();
+  return b.iterations ? { iterations: Math.max(200, b.iterations) } : { iterations: Math.round(Math.min(2, b.seconds) * 4000) };
+}
+
+function pollReview() {
+  clearTimeout(S.reviewTimer);
+  if (!S.review || S.review.status !== "running") return;
+  S.reviewTimer = setTimeout(async () => {
+    try {
+      S.review = await api("GET", `/api/games/${S.game.gameId}/review`);
+    } catch (e) {
+      toast(e.message);
+      return;
+    }
+    render();
+    pollReview();
+  }, 500);
+}
+
+function renderReview() {
+  const p = $("#review-panel");
+  const rv = S.review;
+  if (!rv || !rv.report || S.watch) { p.hidden = true; p.replaceChildren(); return; }
+  p.hidden = false;
+  const rep = rv.report;
+  const marked = rep.turns.filter(t => t.mark);
+  fill(p,
+    h("h2", {}, rv.status === "running" ? h("span", { class: "spinner" }) : null, "Review",
+      h("button", { type: "button", class: "close", title: "Close the review", onclick: () => { S.review = null; clearTimeout(S.reviewTimer); render(); } }, "×")),
+    h("div", { class: "muted", "data-testid": "review-progress" },
+      rv.status === "running" ? `${rv.reviewed} of ${rv.total} moves rated…` : rv.status === "error" ? `Stopped: ${rv.error}` : `${rv.reviewed} moves rated`,
+      ` · each from its mover's own view (${rep.settings.spec}, ${Object.entries(rep.settings.limit || {}).map(([k, v]) => `${v} ${k}`).join(", ")} a move)`),
+    h("table", { class: "review-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "player"), h("th", { class: "num" }, "accuracy"), h("th", { class: "num" }, "?!"), h("th", { class: "num" }, "?"), h("th", { class: "num" }, "??"))),
+      h("tbody", {}, rep.seats.map(s => h("tr", { "data-testid": "review-seat", dataset: { seat: String(s.seat), accuracy: String(s.accuracy) } },
+        h("td", {}, h("span", { class: `seat-dot s${s.seat}` }), ` ${playerName(s.seat)}`),
+        h("td", { class: "num" }, s.accuracy === null ? "—" : `${s.accuracy.toFixed(1)}%`),
+        h("td", { class: "num" }, String(s.classes.inaccuracy)), h("td", { class: "num" }, String(s.classes.mistake)),
+        h("td", { class: "num" }, String(s.classes.blunder)))))),
+    marked.length ? h("ol", { class: "review-list" }, marked.map(t => h("li", {
+      "data-testid": "review-item", dataset: { turn: String(t.turn) }, onclick: () => goReplay(t.turn),
+      class: S.replay && S.replay.step === t.turn ? "current" : "" },
+      h("span", { class: `mark k-${t.class}` }, t.mark), ` ${t.turn + 1}. ${playerName(t.seat)} `, h("code", {}, t.played),
+      ` (${pct(t.playedWinrate)}); better `, h("code", {}, t.best), ` (${pct(t.bestWinrate)})`))) : null,
+    h("div", { class: "muted small" }, "Accuracy after lichess's formula on win-rate loss; ?! inaccuracy (5-10%), ? mistake (10-15%), ?? blunder (15% or more). Click a move to replay it: the better move is outlined on the board."));
+}
+
 async function toggleGraph() {
   const g = S.game;
   if (!g) return;
@@ -1015,7 +1105,7 @@ function renderLog() {
   },
     h("span", { class: `seat-dot s${e.seat}` }),
     h("span", { class: "log-who" }, `${e.player}${e.by === "ai" ? " (AI)" : ""}`), " ",
-    h("code", {}, e.move), " ", h("span", { class: "log-desc" }, e.description.replace(/^Player \d+ /, "")),
+    h("code", {}, e.move), reviewMark(e.n - 1), " ", h("span", { class: "log-desc" }, e.description.replace(/^Player \d+ /, "")),
     e.figures ? h("small", { class: "muted" }, ` [${e.figures}]`) : null)));
   if (!g.log.length) ol.append(h("li", { class: "muted" }, "No moves yet."));
   // scroll the log itself (never the page) to the current move, or to the end
@@ -1036,6 +1126,18 @@ function renderReplayBar() {
   if (d.previous) label += `: ${d.previous.player} played ${d.previous.move}, ${d.previous.description.replace(/^Player \d+ /, "")}`;
   else label += " (the start)";
   $("#rp-label").textContent = label;
+  const rt = reviewTurn();
+  const better = $("#rp-review");
+  if (rt) {
+    better.hidden = false;
+    fill(better, h("b", {}, `Review of move ${rt.turn + 1} (${playerName(rt.seat)}): `),
+      h("span", { class: `klass k-${rt.class}` }, rt.class + (rt.mark ? ` ${rt.mark}` : "")),
+      rt.best !== rt.played
+        ? h("span", { "data-testid": "better-move", dataset: { move: rt.best } }, ` · played ${rt.played} (${pct(rt.playedWinrate)}); better `,
+            h("code", {}, rt.best), ` (${pct(rt.bestWinrate)}): ${rt.bestDescription ? rt.bestDescription.replace(/^Player \d+ /, "") : ""}`,
+            rt.pv.length > 1 ? h("span", { class: "muted" }, ` · then ${rt.pv.slice(1).join(" ")}`) : null)
+        : h("span", {}, ` · the search's choice too (${pct(rt.bestWinrate)})`));
+  } else { better.hidden = true; better.replaceChildren(); }
   $("#rp-label").dataset.step = String(d.step);
   $("#rp-first").disabled = $("#rp-prev").disabled = d.step === 0;
   $("#rp-last").disabled = $("#rp-next").disabled = d.step === d.moveCount;
@@ -1047,6 +1149,7 @@ function updateButtons() {
   $("#btn-hint").disabled = !g || !g.yourTurn || !!S.replay || S.busy;
   $("#btn-analyse").disabled = !g || !!S.watch || (S.replay ? S.replay.data.over : g.over);
   $("#btn-graph").disabled = !g || !!S.watch || g.over;
+  $("#btn-review").disabled = !g || !!S.watch || !g.moveCount || !(g.over || g.open);
   $("#btn-graph").setAttribute("aria-pressed", g && g.graph && g.graph.on ? "true" : "false");
   $("#btn-replay").disabled = !g || !g.moveCount;
   $("#btn-replay").textContent = S.replay ? "Replaying" : "Replay";
@@ -1067,7 +1170,7 @@ function updateButtons() {
 function setGame(data) {
   const key = S.watch ? `watch:${S.watch}` : data.gameId;
   const changed = !S.game || S.gameKey !== key;
-  if (changed) { S.prevMarket = null; S.freshVersion = -1; S.hint = null; S.analysis = null; S.replay = null; S.summaryClosed = false; }
+  if (changed) { S.prevMarket = null; S.freshVersion = -1; S.hint = null; S.analysis = null; S.replay = null; S.summaryClosed = false; S.review = null; }
   if (S.game && S.game.version !== data.version) {
     S.sel = null;
     if (S.analysis && S.analysis.status !== "running") S.analysis = null;   // it was about an older position
@@ -1385,7 +1488,8 @@ function renderSummary() {
     S.watch ? null : h("div", { class: "summary-buttons" },
       h("button", { type: "button", class: "primary", id: "btn-rematch", onclick: () => rematch(false) }, "Rematch"),
       h("button", { type: "button", id: "btn-swap", title: "The same players, every seat moved one place on", onclick: () => rematch(true) }, "Swap seats"),
-      h("button", { type: "button", id: "btn-summary-replay", onclick: () => goReplay(0) }, "Replay the game")));
+      h("button", { type: "button", id: "btn-summary-replay", onclick: () => goReplay(0) }, "Replay the game"),
+      h("button", { type: "button", id: "btn-summary-review", onclick: startReview }, "Review the game")));
 }
 
 // -- sharing -------------------------------------------------------------------------------------------
@@ -1483,6 +1587,7 @@ async function init() {
   document.addEventListener("keydown", onKey);
   $("#btn-watch").addEventListener("click", showWatchLink);
   $("#btn-graph").addEventListener("click", toggleGraph);
+  $("#btn-review").addEventListener("click", startReview);
   $("#btn-cb").addEventListener("click", () => setColourBlind(!document.body.classList.contains("cb")));
   $("#btn-keys").addEventListener("click", () => $("#keys-dialog").showModal());
   $("#keys-close").addEventListener("click", () => $("#keys-dialog").close());
