@@ -10,6 +10,7 @@ import pytest
 from splendor_ai import Config, State, _features, _net
 from splendor_ai.errors import ConfigError
 from splendor_ai.players import make_player
+from splendor_ai.players.mcts import NET_C
 from splendor_ai.players.network import load_network, read_network, save_network
 from splendor_ai.train import reference as ref
 
@@ -139,7 +140,8 @@ def test_network_file_round_trip_and_errors(tmp_path, net_file):
         make_player("mcts(eval='net',net='no-such-network')")
 
 
-@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='classic'", ",workers=2", ",halving=0"])
+@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='classic'", ",values='classic'", ",workers=2",
+                                   ",halving=0"])
 def test_network_search_is_reproducible(net_file, extra):
     st = State.new(2, seed=21)
     for m in ["+wbg", "+grk", "+wbr"]:
@@ -191,7 +193,25 @@ def test_network_priors_follow_the_policy_head(net_file):
     p = np.exp(np.array(logits) - max(logits))
     p /= p.sum()
     expected = dict(zip(keys, p))
-    player = make_player(f"mcts(iterations=200,eval='net',net='{net_file}',halving=0)", seed=1)
-    player.choose(st.view())
-    for key, visits, w, prior in player.last_search.trees[0].root_stats():
-        assert prior == pytest.approx(expected[key], rel=1e-4)
+    for values in ("net", "classic"):       # network priors over either kind of leaf
+        player = make_player(f"mcts(iterations=200,eval='net',net='{net_file}',halving=0,values='{values}')", seed=1)
+        player.choose(st.view())
+        for key, visits, w, prior in player.last_search.trees[0].root_stats():
+            assert prior == pytest.approx(expected[key], rel=1e-4)
+
+
+def test_network_values_or_classic_leaves(net_file):
+    """values='classic' keeps the classic leaves (their cutoff and c) under the network's priors;
+    with neither the network's priors nor its values the spec is refused."""
+    view = State.new(2, seed=2).view()
+    classic = make_player("mcts(eval='classic')").search_params(view)
+    values = make_player(f"mcts(eval='net',net='{net_file}')").search_params(view)
+    priors = make_player(f"mcts(eval='net',net='{net_file}',values='classic')").search_params(view)
+    assert (values["net_values"], values["net_priors"], values["cutoff"], values["c"]) == (1, 1, 0, NET_C)
+    assert (priors["net_values"], priors["net_priors"]) == (0, 1)
+    assert priors["cutoff"] == classic["cutoff"] == 8 and priors["c"] == NET_C
+    assert make_player(f"mcts(eval='net',net='{net_file}',priors='classic')").search_params(view)["c"] == classic["c"]
+    with pytest.raises(ConfigError, match="nothing to do"):
+        make_player(f"mcts(eval='net',net='{net_file}',priors='classic',values='classic')")
+    with pytest.raises(ConfigError, match="values"):
+        make_player(f"mcts(eval='net',net='{net_file}',values='playout')")

@@ -175,6 +175,7 @@ class MCTSBounds(_Table):
     net: Optional[str] = Field(None, strict=True, max_length=MAX_NET_NAME,
                                description=f"a shipped network's name or a path, at most {MAX_NET_NAME} characters")
     priors: Optional[Literal["net", "classic"]] = _choice("net", "classic")
+    values: Optional[Literal["net", "classic"]] = _choice("net", "classic")
     net_temp: Optional[float] = _float(0, 100, lo_open=True, why="the policy's softmax temperature")
 
     @model_validator(mode="after")

@@ -53,7 +53,8 @@ class MCTSPlayer(Player):
     value and policy network (`net`: a shipped network's name or a path to a network file; default
     the game's shipped network, splendor_ai.players.network): its value at the leaf (`cutoff` 0, the
     default with a network) or at the end of a `cutoff`-turn playout, and its policy as priors
-    (`priors="classic"` keeps the heuristic ones; `net_temp` is the policy's softmax temperature).
+    (`priors="classic"` keeps the heuristic ones; `values="classic"` keeps the playouts and the
+    fitted evaluation, with their `cutoff` and `c`; `net_temp` is the policy's softmax temperature).
     `eval="auto"` (the default) is "net" where a shipped network is the default for the game's
     player count and module, else "classic".
 
@@ -68,11 +69,15 @@ class MCTSPlayer(Player):
                  weights=None, mode: str = "ismcts", dets: int = 8, reuse: bool = True,
                  workers: int = 1, max_nodes: int | None = None, module_weights=None,
                  phase_weights=None, halving: int = 4, halving_warm: float = 0.5, eval: str = "auto",
-                 net: str | None = None, priors: str | None = None, net_temp: float = 1.0):
+                 net: str | None = None, priors: str | None = None, values: str | None = None,
+                 net_temp: float = 1.0):
         check("mcts", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if net is not None:
             load_network(net)   # a bad name or file fails here, not in the middle of a game
-        self.eval, self.net, self.priors, self.net_temp = eval, net, priors, float(net_temp)
+        if eval != "classic" and priors == "classic" and values == "classic":
+            raise ConfigError("priors='classic' and values='classic' leave the network nothing to do: "
+                              "give eval='classic'")
+        self.eval, self.net, self.priors, self.values, self.net_temp = eval, net, priors, values, float(net_temp)
         self._cutoff, self._c = cutoff, c   # None: the default of the evaluation in use
         c = 0.8 if c is None else c
         cutoff = 8 if cutoff is None else cutoff
@@ -116,9 +121,13 @@ class MCTSPlayer(Player):
                       phase_weights=list(self.phase_weights or phase),
                       module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
         if self.network_for(view) is not None:
-            params.update(net_values=1, net_priors=int(self.priors != "classic" and bool(self.params["puct"])),
-                          net_temp=self.net_temp, cutoff=0 if self._cutoff is None else int(self._cutoff),
-                          c=NET_C if self._c is None else float(self._c))
+            net_values = self.values != "classic"
+            net_priors = self.priors != "classic" and bool(self.params["puct"])
+            params.update(net_values=int(net_values), net_priors=int(net_priors), net_temp=self.net_temp)
+            if net_values and self._cutoff is None:
+                params["cutoff"] = 0
+            if net_priors and self._c is None:
+                params["c"] = NET_C
         return params
 
     def reset(self) -> None:
