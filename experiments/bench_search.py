@@ -10,7 +10,8 @@ The positions are turn-boundary positions from the middle half (by turn) of gree
                   (its node pool and sampled worlds)
   mcts to-end     the same with playouts to the end of the game (cutoff=0)
   mcts net        with --net NAME: `mcts(eval='net',net=NAME)`, the network's value at each new leaf
-                  and its policy as priors (one network evaluation per iteration)
+                  under the heuristic priors (one network evaluation per iteration)
+  mcts net priors the same with `priors='net'`: the policy head's priors too
   net evals       with --net NAME: network evaluations/s of the position (features, both layers,
                   the value and the legal keys' policy logits)
   mcts uct random to-end
@@ -103,6 +104,7 @@ def bench(views, seconds: float, depths: list[int], repeat: int, net: str | None
                     ("mcts uct random to-end", ",eval='classic',puct=False,rollout='random',cutoff=0")]
         if net:
             variants.append(("mcts net", f",eval='net',net='{net}'"))
+            variants.append(("mcts net priors", f",eval='net',net='{net}',priors='net'"))
 
             def evals():
                 from splendor_ai.players.network import load_network

@@ -140,7 +140,7 @@ def test_network_file_round_trip_and_errors(tmp_path, net_file):
         make_player("mcts(eval='net',net='no-such-network')")
 
 
-@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='classic'", ",values='classic'", ",workers=2",
+@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='net'", ",priors='net',values='classic'", ",workers=2",
                                    ",halving=0"])
 def test_network_search_is_reproducible(net_file, extra):
     st = State.new(2, seed=21)
@@ -184,7 +184,8 @@ def test_forced_win_is_found_with_a_network(net_file, position, expected, kind):
 
 
 def test_network_priors_follow_the_policy_head(net_file):
-    """The root priors of a search are the softmax of the policy logits of the legal keys."""
+    """With priors='net' the root priors of a search are the softmax of the policy logits of the
+    legal keys; without, they are the heuristic ones."""
     st = State.new(2, seed=2)
     net = load_network(net_file)
     core = st._core
@@ -194,24 +195,35 @@ def test_network_priors_follow_the_policy_head(net_file):
     p /= p.sum()
     expected = dict(zip(keys, p))
     for values in ("net", "classic"):       # network priors over either kind of leaf
-        player = make_player(f"mcts(iterations=200,eval='net',net='{net_file}',halving=0,values='{values}')", seed=1)
+        player = make_player(f"mcts(iterations=200,eval='net',net='{net_file}',halving=0,priors='net',"
+                             f"values='{values}')", seed=1)
         player.choose(st.view())
         for key, visits, w, prior in player.last_search.trees[0].root_stats():
             assert prior == pytest.approx(expected[key], rel=1e-4)
+    # by default a network search keeps the heuristic priors: the classic search's
+    priors = []
+    for spec in (f"mcts(iterations=200,eval='net',net='{net_file}',halving=0)", "mcts(iterations=200,eval='classic',halving=0)"):
+        player = make_player(spec, seed=1)
+        player.choose(st.view())
+        priors.append(sorted((key, prior) for key, _, _, prior in player.last_search.trees[0].root_stats()))
+    assert priors[0] == priors[1] and len({p for _, p in priors[0]}) > 1
 
 
 def test_network_values_or_classic_leaves(net_file):
-    """values='classic' keeps the classic leaves (their cutoff and c) under the network's priors;
-    with neither the network's priors nor its values the spec is refused."""
+    """A network's values at the leaves (cutoff 0) under the heuristic priors by default;
+    priors='net' takes the policy head's (with c=NET_C), values='classic' keeps the classic
+    leaves (their cutoff); with neither the network's priors nor its values the spec is refused."""
     view = State.new(2, seed=2).view()
     classic = make_player("mcts(eval='classic')").search_params(view)
-    values = make_player(f"mcts(eval='net',net='{net_file}')").search_params(view)
-    priors = make_player(f"mcts(eval='net',net='{net_file}',values='classic')").search_params(view)
-    assert (values["net_values"], values["net_priors"], values["cutoff"], values["c"]) == (1, 1, 0, NET_C)
+    default = make_player(f"mcts(eval='net',net='{net_file}')").search_params(view)
+    both = make_player(f"mcts(eval='net',net='{net_file}',priors='net')").search_params(view)
+    priors = make_player(f"mcts(eval='net',net='{net_file}',priors='net',values='classic')").search_params(view)
+    assert (default["net_values"], default["net_priors"], default["cutoff"], default["c"]) == (1, 0, 0, classic["c"])
+    assert (both["net_values"], both["net_priors"], both["cutoff"], both["c"]) == (1, 1, 0, NET_C)
     assert (priors["net_values"], priors["net_priors"]) == (0, 1)
     assert priors["cutoff"] == classic["cutoff"] == 8 and priors["c"] == NET_C
-    assert make_player(f"mcts(eval='net',net='{net_file}',priors='classic')").search_params(view)["c"] == classic["c"]
-    with pytest.raises(ConfigError, match="nothing to do"):
-        make_player(f"mcts(eval='net',net='{net_file}',priors='classic',values='classic')")
+    for spec in ("values='classic'", "priors='classic',values='classic'"):
+        with pytest.raises(ConfigError, match="nothing to do"):
+            make_player(f"mcts(eval='net',net='{net_file}',{spec})")
     with pytest.raises(ConfigError, match="values"):
         make_player(f"mcts(eval='net',net='{net_file}',values='playout')")

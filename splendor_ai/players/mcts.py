@@ -52,9 +52,10 @@ class MCTSPlayer(Player):
     and the fitted static evaluation, with the heuristic action scores as priors; `eval="net"` uses a
     value and policy network (`net`: a shipped network's name or a path to a network file; default
     the game's shipped network, splendor_ai.players.network): its value at the leaf (`cutoff` 0, the
-    default with a network) or at the end of a `cutoff`-turn playout, and its policy as priors
-    (`priors="classic"` keeps the heuristic ones; `values="classic"` keeps the playouts and the
-    fitted evaluation, with their `cutoff` and `c`; `net_temp` is the policy's softmax temperature).
+    default with a network) or at the end of a `cutoff`-turn playout; the priors stay the heuristic
+    action scores (`priors="net"`: the policy head's softmax at temperature `net_temp`, with
+    c=NET_C; measured weaker so far, docs/TRAINING.md); `values="classic"` keeps the playouts and
+    the fitted evaluation (with `priors="net"`: the network's priors over classic leaves).
     `eval="auto"` (the default) is "net" where a shipped network is the default for the game's
     player count and module, else "classic".
 
@@ -74,9 +75,9 @@ class MCTSPlayer(Player):
         check("mcts", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if net is not None:
             load_network(net)   # a bad name or file fails here, not in the middle of a game
-        if eval != "classic" and priors == "classic" and values == "classic":
-            raise ConfigError("priors='classic' and values='classic' leave the network nothing to do: "
-                              "give eval='classic'")
+        if eval != "classic" and priors != "net" and values == "classic":
+            raise ConfigError("values='classic' with the heuristic priors leaves the network nothing to do: "
+                              "give priors='net', or eval='classic'")
         self.eval, self.net, self.priors, self.values, self.net_temp = eval, net, priors, values, float(net_temp)
         self._cutoff, self._c = cutoff, c   # None: the default of the evaluation in use
         c = 0.8 if c is None else c
@@ -122,7 +123,7 @@ class MCTSPlayer(Player):
                       module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
         if self.network_for(view) is not None:
             net_values = self.values != "classic"
-            net_priors = self.priors != "classic" and bool(self.params["puct"])
+            net_priors = self.priors == "net" and bool(self.params["puct"])
             params.update(net_values=int(net_values), net_priors=int(net_priors), net_temp=self.net_temp)
             if net_values and self._cutoff is None:
                 params["cutoff"] = 0
