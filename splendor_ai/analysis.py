@@ -23,6 +23,7 @@ from typing import Callable
 
 from .errors import ConfigError, SplendorError
 from .state import State, View
+from .validate import check_int, check_number
 
 DEFAULT_SPEC = "mcts"
 DEFAULT_TOP_K = 5
@@ -151,9 +152,7 @@ def as_limit(limit):
 
 
 def _check_seed(seed) -> int:
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
-        raise ConfigError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-    return seed
+    return check_int(seed, "seed", 0, 2 ** 64 - 1, ConfigError, expect="an integer in [0, 2**64)", must=True)
 
 
 def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec: str = DEFAULT_SPEC,
@@ -172,9 +171,9 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
     engine protocol's `terminate`). Running in chunks does not change the result of a search
     under an iteration limit: the same tree is continued."""
     if isinstance(position, State):
-        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
-                                 or not 0 <= seat < position.players):
-            raise AnalysisError(f"seat must be 0-{position.players - 1}, got {seat!r}")
+        if seat is not None:
+            check_int(seat, "seat", 0, position.players - 1, AnalysisError, expect=f"0-{position.players - 1}",
+                      must=True)
         view = position.view(seat)          # first: the search never sees the true state
         del position
     elif isinstance(position, View):
@@ -183,12 +182,12 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
             raise AnalysisError(f"seat {seat}: this is seat {view.seat}'s view; analyse a State to choose the seat")
     else:
         raise TypeError(f"analyse() takes a View or a State, not {type(position).__name__}")
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-        raise ConfigError(f"top_k must be a positive integer, got {top_k!r}")
+    check_int(top_k, "top_k", 1, None, ConfigError, expect="a positive integer", must=True)
     _check_seed(seed)
     limit = as_limit(limit)
-    if report_every is not None and not (isinstance(report_every, (int, float)) and report_every > 0):
-        raise ConfigError(f"report_every must be a positive number of seconds, got {report_every!r}")
+    if report_every is not None:
+        check_number(report_every, "report_every", 0, None, ConfigError, lo_open=True,
+                     expect="a positive number of seconds", must=True)
     if view.is_over():
         raise AnalysisError(f"the game is over ({view.result().reason}): there is no move to analyse")
     return _Search(view, spec, seed, limit).run(top_k, progress, report_every, stop)

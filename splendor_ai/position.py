@@ -16,6 +16,7 @@ from ._engine import (END_CAP, END_NONE, END_POINTS, END_STALEMATE, MOD_CITIES, 
                       MOD_STRONGHOLDS, NCITY_UP, NDECK, NLEV, NREG, NSLOT, NSTRONG)
 from .cards import CARDS, CITIES, LETTERS, NBASE, NOBLES, POSTS, SETUP
 from .errors import PositionError, short
+from .validate import int_in, is_int
 
 TAG, TAG2 = "SPN1", "SPN2"
 JSON_FORMAT, JSON_FORMAT2 = "splendor-position/1", "splendor-position/2"
@@ -417,8 +418,7 @@ def _get(obj: dict, key: str, kind, where: str):
     if key not in obj:
         raise PositionError(f"{where}: missing {key!r}")
     v = obj[key]
-    ok = isinstance(v, kind) and not (kind is int and isinstance(v, bool))
-    if not ok:
+    if not (is_int(v) if kind is int else isinstance(v, kind)):
         raise PositionError(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}, got {short(v)}")
     return v
 
@@ -427,7 +427,7 @@ def _int_list(v, where: str, n: int | None = None, allow_none: bool = False) -> 
     if not isinstance(v, list) or (n is not None and len(v) != n):
         raise PositionError(f"{where}: expected a list" + (f" of {n}" if n is not None else ""))
     for x in v:
-        if not ((isinstance(x, int) and not isinstance(x, bool)) or (allow_none and x is None)):
+        if not (is_int(x) or (allow_none and x is None)):
             raise PositionError(f"{where}: {short(x)} is not an integer")
     return list(v)
 
@@ -455,7 +455,7 @@ def from_json(obj: Any) -> dict:
                                                        if not v2 and isinstance(options, dict) and "module" in options
                                                        else ""))
     cap = options.get("cap", DEFAULT_CAP)
-    if not isinstance(cap, int) or isinstance(cap, bool):
+    if not is_int(cap):
         raise PositionError(f"position.options.cap: expected an integer, got {short(cap)}")
     module = options.get("module")
     if v2 and not (isinstance(module, str) and module in MODULE_FLAGS):
@@ -476,8 +476,7 @@ def from_json(obj: Any) -> dict:
         raise PositionError(f"position.decks: expected {ndecks} decks")
     decks = []
     for i, dk in enumerate(decks_in):
-        if (isinstance(dk, dict) and set(dk) == {"count"} and isinstance(dk["count"], int)
-                and not isinstance(dk["count"], bool) and dk["count"] >= 0):
+        if isinstance(dk, dict) and set(dk) == {"count"} and int_in(dk["count"], 0):
             decks.append([None] * _hidden_count(dk["count"], i, f"position.decks[{i}].count"))
         elif isinstance(dk, dict) and set(dk) == {"cards"}:
             decks.append(_int_list(dk["cards"], f"position.decks[{i}].cards"))
@@ -508,7 +507,7 @@ def from_json(obj: Any) -> dict:
             if "card" in r:
                 card = _get(r, "card", int, rw)
                 res.append((card, (CARDS[card].deck if 0 <= card < len(CARDS) else -1) if blind else None))
-            elif blind and r.get("level") in (1, 2, 3) and not isinstance(r.get("level"), bool):
+            elif blind and int_in(r.get("level"), 1, 3):
                 res.append((None, r["level"] - 1 + (NLEV if orient else 0)))
             else:
                 raise PositionError(f"{rw}: a hidden card needs 'level' 1-3 and 'blind': true")

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, RecordError, loads, short
 from .move import Move
 from .state import Config, Result, State, Termination
+from .validate import check_int, ints_in
 
 FORMAT = "splendor-record/1"
 REQUIRED = ("format", "config", "seed", "first_player", "players", "start", "moves", "revealed",
@@ -28,10 +29,6 @@ RESULT_KEYS = ("reason", "points", "cards", "ranks", "winners")
 REASONS = tuple(t.value for t in Termination)
 NCARDS = 90          # base cards; a game with the Orient also has ids 90-119
 NCARDS_ORIENT = 120
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _result_from_json(obj, players: int) -> Result:
@@ -48,10 +45,10 @@ def _result_from_json(obj, players: int) -> Result:
         raise RecordError(f"result.reason: expected one of {', '.join(REASONS)}, got {short(obj['reason'])}")
     for k in ("points", "cards", "ranks"):
         v = obj[k]
-        if not isinstance(v, list) or len(v) != players or not all(_is_int(x) for x in v):
+        if not ints_in(v) or len(v) != players:
             raise RecordError(f"result.{k}: expected a list of {players} integers, got {short(v)}")
     w = obj["winners"]
-    if not isinstance(w, list) or not all(_is_int(x) and 0 <= x < players for x in w):
+    if not ints_in(w, 0, players - 1):
         raise RecordError(f"result.winners: expected a list of seats 0-{players - 1}, got {short(w)}")
     return Result(Termination(obj["reason"]), tuple(obj["points"]), tuple(obj["cards"]), tuple(obj["ranks"]),
                   tuple(w))
@@ -95,10 +92,9 @@ class GameRecord:
         if not isinstance(self.config, Config):
             raise RecordError(f"config: expected a Config, got {short(self.config)}")
         n = self.config.players
-        if self.seed is not None and not (_is_int(self.seed) and 0 <= self.seed < 2 ** 64):
-            raise RecordError(f"seed: expected an integer in [0, 2**64) or null, got {short(self.seed)}")
-        if not _is_int(self.first_player) or not 0 <= self.first_player < n:
-            raise RecordError(f"first_player: expected a seat 0-{n - 1}, got {short(self.first_player)}")
+        if self.seed is not None:
+            check_int(self.seed, "seed", 0, 2 ** 64 - 1, RecordError, expect="an integer in [0, 2**64) or null")
+        check_int(self.first_player, "first_player", 0, n - 1, RecordError, expect=f"a seat 0-{n - 1}")
         if not isinstance(self.players, (list, tuple)) or not all(isinstance(p, str) for p in self.players):
             raise RecordError(f"players: expected a list of player spec strings, got {short(self.players)}")
         self.players = list(self.players)
@@ -136,7 +132,7 @@ class GameRecord:
         self.revealed = [list(r) if isinstance(r, (list, tuple)) else r for r in self.revealed]
         ncards = NCARDS_ORIENT if self.config.module == "orient" else NCARDS
         for i, r in enumerate(self.revealed):
-            if not isinstance(r, list) or not all(_is_int(c) and 0 <= c < ncards for c in r):
+            if not ints_in(r, 0, ncards - 1):
                 raise RecordError(f"revealed[{i}]: expected a list of card ids 0-{ncards - 1}, got {short(r)}")
         if self.result is not None and not isinstance(self.result, Result):
             raise RecordError(f"result: expected a Result or None, got {short(self.result)}")

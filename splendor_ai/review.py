@@ -54,10 +54,11 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .errors import ConfigError, RecordError, SplendorError
+from .errors import ConfigError, RecordError, SplendorError, short
 from .move import Move
 from .records import GameRecord, append_line, read_records
 from .state import Config, Result, State, View
+from .validate import check_int, int_in, ints_in, is_int
 
 FORMAT = "splendor-review/1"
 TURN_FORMAT = "splendor-review-turn/1"
@@ -246,8 +247,7 @@ def review_position(view: View, played: Move | str, limit=None, *, spec: str | N
                           "mover's view")
     if view.is_over():
         raise ReviewError("the game is over: there is no move to rate")
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 50:
-        raise ConfigError(f"top_k: expected an integer in 1-50, got {top_k!r}")
+    check_int(top_k, "top_k", 1, 50, ConfigError)
     _check_seed(seed)
     move = view.parse_move(played) if isinstance(played, str) else played
     if move not in view.legal_moves:
@@ -317,8 +317,7 @@ class Settings:
         from .players.spec import DEFAULT_AI
         spec = check_search_spec(spec or DEFAULT_AI)
         _check_seed(seed)
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 50:
-            raise ConfigError(f"top_k: expected an integer in 1-50, got {top_k!r}")
+        check_int(top_k, "top_k", 1, 50, ConfigError)
         return cls(spec, as_limit(limit), seed, top_k)
 
     def to_json(self) -> dict:
@@ -337,11 +336,10 @@ def _seats(seats, players: int) -> tuple[int, ...]:
     """None or "all": every seat; an int or a list of ints: those seats."""
     if seats is None or seats == "all":
         return tuple(range(players))
-    if isinstance(seats, int) and not isinstance(seats, bool):
+    if is_int(seats):
         seats = [seats]
-    if (not isinstance(seats, (list, tuple)) or not seats
-            or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < players for s in seats)):
-        raise ReviewError(f"seat: expected 'all' or seats 0-{players - 1}, got {seats!r}")
+    if not ints_in(list(seats) if isinstance(seats, tuple) else seats, 0, players - 1) or not seats:
+        raise ReviewError(f"seat: expected 'all' or seats 0-{players - 1}, got {short(seats)}")
     return tuple(sorted(set(seats)))
 
 
@@ -551,8 +549,7 @@ def review_records(records: Sequence[GameRecord], limit=None, *, spec: str | Non
     continues. Returns the reviews in the order of `records`."""
     from .tournament.errors import ExperimentError
     settings = Settings.make(spec, limit, seed, top_k)
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ConfigError(f"jobs: expected a positive integer, got {jobs!r}")
+    check_int(jobs, "jobs", 1, None, ConfigError, expect="a positive integer")
     plans = []
     for rec in records:
         _check_record(rec)
@@ -616,7 +613,7 @@ def check_search_cpus(spec: str) -> int:
     """CPUs one turn's search needs: its `workers`."""
     from .players.spec import parse_spec
     w = parse_spec(spec)[1].get("workers", 1)
-    return w if isinstance(w, int) and not isinstance(w, bool) and w > 1 else 1
+    return w if int_in(w, 2) else 1
 
 
 # -- showing a review ------------------------------------------------------------------------------------

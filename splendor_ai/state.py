@@ -31,6 +31,7 @@ from .cards import CARDS, CITIES, COLOURS, NOBLES, POSTS, TOKEN_NAMES
 from .errors import ConfigError, IllegalMoveError, NotationError, PositionError, loads, short
 from .move import (BUY, CITY, CONQUER, DISCARD, FREE, GEM, HOLD, JOKER, NOBLE, PASS, PLACE, REMOVE, RESERVE,
                    RESERVE_DECK, RETURN, SH_MOVE, TAKE, Move, StrEnum, _fragment)
+from .validate import check_int
 
 TAKE3 = list(combinations(range(5), 3))
 TAKE2 = list(combinations(range(5), 2))
@@ -59,10 +60,9 @@ class Config:
     modules: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if not isinstance(self.players, int) or isinstance(self.players, bool) or self.players not in (2, 3, 4):
-            raise ConfigError(f"players must be 2, 3 or 4, got {short(self.players)}")
-        if not isinstance(self.cap, int) or isinstance(self.cap, bool) or not 1 <= self.cap <= pos.MAX_CAP:
-            raise ConfigError(f"cap must be an integer number of rounds in 1-{pos.MAX_CAP}, got {short(self.cap)}")
+        check_int(self.players, "players", 2, 4, ConfigError, expect="2, 3 or 4", must=True)
+        check_int(self.cap, "cap", 1, pos.MAX_CAP, ConfigError,
+                  expect=f"an integer number of rounds in 1-{pos.MAX_CAP}", must=True)
         mods = self.modules
         if isinstance(mods, str):
             mods = (mods,)
@@ -652,12 +652,11 @@ class State(_Game):
         config = config or Config(players=players or 2)
         if players is not None and config.players != players:
             raise ConfigError(f"players={players} disagrees with config.players={config.players}")
-        if not isinstance(first_player, int) or not 0 <= first_player < config.players:
-            raise ConfigError(f"first_player must be a seat 0-{config.players - 1}, got {short(first_player)}")
+        check_int(first_player, "first_player", 0, config.players - 1, ConfigError,
+                  expect=f"a seat 0-{config.players - 1}", must=True)
         if seed is None:
             seed = random.SystemRandom().randrange(2 ** 63)
-        if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
-            raise ConfigError(f"seed must be an integer in [0, 2**64), got {short(seed)}")
+        check_int(seed, "seed", 0, 2 ** 64 - 1, ConfigError, expect="an integer in [0, 2**64)", must=True)
         st = cls.__new__(cls)
         st._core = Core.new(config.players, seed, first_player, config.cap, config.flags)
         st._legal = None
@@ -796,8 +795,7 @@ class View(_Game):
     @classmethod
     def _from_fields(cls, d: dict, seat: int | None) -> "View":
         seat = d["to_move"] if seat is None else seat
-        if not isinstance(seat, int) or not 0 <= seat < d["players"]:
-            raise PositionError(f"seat must be 0-{d['players'] - 1}, got {short(seat)}")
+        check_int(seat, "seat", 0, d["players"] - 1, PositionError, expect=f"0-{d['players'] - 1}", must=True)
         core = _core_of(d)
         # a view never holds a deck order, even when the text gave one; a true position (no '?')
         # is read as the game itself, so the view of it is State(text).view(seat)

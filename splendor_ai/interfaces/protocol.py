@@ -17,7 +17,6 @@ field's type and range, the spec's parameters (`check_spec`) and the queue (MAX_
 from __future__ import annotations
 
 import json
-import math
 import queue
 import sys
 import threading
@@ -26,6 +25,7 @@ from typing import Any, Callable, TextIO
 
 from ..errors import SplendorError
 from ..players.bounds import MAX_ITERATIONS, MAX_SECONDS  # noqa: F401  (the one table of bounds)
+from ..validate import check_int, check_number, int_in, ints_in, is_int
 
 PROTOCOL = "splendor-engine/1"
 SEARCH_FIELDS = {"id", "action", "position", "start", "moves", "record", "turn", "seat", "limit", "topK",
@@ -56,16 +56,6 @@ class RequestError(SplendorError):
         self.field = field
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_num(v) -> bool:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return False
-    return isinstance(v, int) or math.isfinite(v)   # (an int is finite, and may be too big for a float)
-
-
 def _show(v, limit: int = 60) -> str:
     """A value as JSON for an error message, cut short: a bad input is never echoed whole."""
     try:
@@ -78,10 +68,7 @@ def _show(v, limit: int = 60) -> str:
 def _int_field(req: dict, name: str, lo: int, hi: int, default=None):
     if name not in req:
         return default
-    v = req[name]
-    if not _is_int(v) or not lo <= v <= hi:
-        raise RequestError(f"{name}: expected an integer in {lo}-{hi}, got {_show(v)}", name)
-    return v
+    return check_int(req[name], name, lo, hi, RequestError, show=_show)
 
 
 # -- the bounds of a search -------------------------------------------------------------------------
@@ -169,8 +156,8 @@ def build_position(req: dict):
     if "moves" in req and kind == "record":
         raise RequestError("moves: not with \"record\" (use \"turn\" to stop part-way)", "moves")
     seat = req.get("seat")
-    if seat is not None and not _is_int(seat):
-        raise RequestError(f"seat: expected an integer seat, got {_show(seat)}", "seat")
+    if seat is not None:
+        check_int(seat, "seat", None, None, RequestError, expect="an integer seat", show=_show)
     if kind == "position":
         p = req["position"]
         try:
@@ -209,12 +196,10 @@ def build_position(req: dict):
         players = s.get("players", 2)
         seed = s["seed"]
         first = s.get("firstPlayer", 0)
-        if not _is_int(players):
-            raise RequestError(f"start.players: expected 2, 3 or 4, got {_show(players)}", "start.players")
-        if not _is_int(seed):
-            raise RequestError(f"start.seed: expected an integer in [0, 2**64), got {_show(seed)}", "start.seed")
-        if not _is_int(first):
-            raise RequestError(f"start.firstPlayer: expected a seat, got {_show(first)}", "start.firstPlayer")
+        # the types here; the ranges where the game is made (Config, State.new)
+        check_int(players, "start.players", None, None, RequestError, expect="2, 3 or 4", show=_show)
+        check_int(seed, "start.seed", None, None, RequestError, expect="an integer in [0, 2**64)", show=_show)
+        check_int(first, "start.firstPlayer", None, None, RequestError, expect="a seat", show=_show)
         modules = _start_modules(s)
         try:
             config = Config(players=players, cap=s.get("cap", Config.cap), modules=modules)
@@ -246,9 +231,8 @@ def _record_state(req: dict, seat):
     except (RecordError, PositionError) as e:
         raise RequestError(f"record: {_short(e)}", "record") from None
     turn = req.get("turn", len(rec.moves))
-    if not _is_int(turn) or not 0 <= turn <= len(rec.moves):
-        raise RequestError(f"turn: expected an integer in 0-{len(rec.moves)} (the record has {len(rec.moves)} "
-                           f"moves), got {_show(turn)}", "turn")
+    check_int(turn, "turn", 0, len(rec.moves), RequestError,
+              expect=f"an integer in 0-{len(rec.moves)} (the record has {len(rec.moves)} moves)", show=_show)
     return _checked_state(_push_moves(state, rec.moves[:turn], "record.moves"), seat)
 
 
@@ -315,8 +299,7 @@ def _request_id(req: Any):
     if "id" not in req:
         raise RequestError("missing field 'id'", "id")
     rid = req["id"]
-    if not (isinstance(rid, str) or _is_int(rid)) or (isinstance(rid, str) and len(rid) > MAX_ID_CHARS) \
-            or (_is_int(rid) and abs(rid) >= 2 ** 63):
+    if not (isinstance(rid, str) and len(rid) <= MAX_ID_CHARS or int_in(rid, -2 ** 63 + 1, 2 ** 63 - 1)):
         raise RequestError(f"id: expected a string of at most {MAX_ID_CHARS} characters or a 64-bit integer, got "
                            f"{_show(rid)}", "id")
     return rid
@@ -354,9 +337,9 @@ def prepare(req: dict, emit: Callable[[dict], None]) -> Job:
     spec = req.get("spec", "mcts")
     check_spec(spec)
     report_every = req.get("reportEvery")
-    if report_every is not None and (not _is_num(report_every) or not 0.05 <= report_every <= MAX_SECONDS):
-        raise RequestError(f"reportEvery: expected a number of seconds in [0.05, {MAX_SECONDS:g}], got "
-                           f"{_show(report_every)}", "reportEvery")
+    if report_every is not None:
+        check_number(report_every, "reportEvery", 0.05, MAX_SECONDS, RequestError,
+                     expect=f"a number of seconds in [0.05, {MAX_SECONDS:g}]", show=_show)
     if action == "hint" and report_every is not None:
         raise RequestError("reportEvery: progress reports are for analyse requests", "reportEvery")
     position = build_position(req)
@@ -422,15 +405,14 @@ def prepare_review(req: dict, emit: Callable[[dict], None]) -> Job:
     players, moves = rec.config.players, len(rec.moves)
     seats = req.get("seats", "all")
     if seats != "all":
-        one = [seats] if _is_int(seats) else seats
-        if (not isinstance(one, list) or not one or len(one) > players
-                or not all(_is_int(x) and 0 <= x < players for x in one)):
+        one = [seats] if is_int(seats) else seats
+        if not ints_in(one, 0, players - 1) or not one or len(one) > players:
             raise RequestError(f"seats: expected \"all\", a seat or a list of seats 0-{players - 1}, got "
                                f"{_show(seats)}", "seats")
         seats = sorted(set(one))
     turns = req.get("turns")
     if turns is not None and (not isinstance(turns, list) or len(turns) > max(moves, 1)
-                              or not all(_is_int(t) and 0 <= t < moves for t in turns)):
+                              or not ints_in(turns, 0, moves - 1)):
         raise RequestError(f"turns: expected a list of move indices 0-{moves - 1} (the record has {moves} moves), "
                            f"got {_show(turns)}", "turns")
     limit = parse_limit(req.get("limit"))
@@ -546,12 +528,12 @@ class Engine:
         if action == "terminate" and "terminateId" not in req:
             raise RequestError("terminateId: missing (the id of the request to terminate)", "terminateId")
         target = req.get("terminateId")
-        if action == "terminate" and not (isinstance(target, str) or _is_int(target)):
+        if action == "terminate" and not (isinstance(target, str) or is_int(target)):
             raise RequestError(f"terminateId: expected a request id (a string or an integer), got {_show(target)}",
                                "terminateId")
         turns = req.get("turnNumbers")
         if turns is not None and (not isinstance(turns, list) or len(turns) > 100_000
-                                  or not all(_is_int(t) and 0 <= t < 2 ** 31 for t in turns)):
+                                  or not ints_in(turns, 0, 2 ** 31 - 1)):
             raise RequestError(f"turnNumbers: expected a list of turn numbers, got {_show(turns)}", "turnNumbers")
         no_results = req.get("noResults", False)
         if not isinstance(no_results, bool):

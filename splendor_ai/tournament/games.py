@@ -24,6 +24,7 @@ from ..match import play_game
 from ..players import Limit, make_player
 from ..records import GameRecord
 from ..state import MODULES, Config
+from ..validate import check_int, check_number
 from .errors import ExperimentError
 
 #: what a run can play: the base game and each Cities of Splendor module, in report order
@@ -66,12 +67,13 @@ class Settings:
             raise ExperimentError(f"players must be 2, 3 or 4, got {self.players!r}")
         for name in ("cap", "iterations"):
             v = getattr(self, name)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
-                raise ExperimentError(f"{name} must be a positive integer, got {v!r}")
+            if v is not None:
+                check_int(v, name, 1, None, ExperimentError, expect="a positive integer", must=True)
         for name in ("seconds", "time_forfeit"):
             v = getattr(self, name)
-            if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0):
-                raise ExperimentError(f"{name.replace('_', '-')} must be a positive number of seconds, got {v!r}")
+            if v is not None:
+                check_number(v, name.replace("_", "-"), 0, None, ExperimentError, lo_open=True,
+                             expect="a positive number of seconds", must=True)
         try:
             self.config()
         except Exception as e:  # ConfigError from the rules
@@ -149,10 +151,9 @@ def record_key(record: GameRecord) -> str | None:
 
 def deals(count: int, seed: int = 1) -> list[int]:
     """The deal seeds of a run: seed, seed+1, ..., seed+count-1."""
-    if not isinstance(count, int) or count < 1:
-        raise ExperimentError(f"deals must be a positive integer, got {count!r}")
-    if not isinstance(seed, int) or seed < 0 or seed + count > 2 ** 64:
-        raise ExperimentError(f"seed must be an integer in [0, 2**64 - deals], got {seed!r}")
+    check_int(count, "deals", 1, None, ExperimentError, expect="a positive integer", must=True)
+    check_int(seed, "seed", 0, 2 ** 64 - count, ExperimentError, expect="an integer in [0, 2**64 - deals]",
+              must=True)
     return list(range(seed, seed + count))
 
 

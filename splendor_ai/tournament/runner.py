@@ -21,6 +21,7 @@ from typing import Callable
 from ..errors import RecordError
 from ..players import parse_spec
 from ..records import GameRecord, append_record, read_records
+from ..validate import check_int
 from .errors import ExperimentError
 from .games import Game, play, record_key
 from .outcomes import outcome
@@ -221,8 +222,8 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
 
     `jobs`: games at a time (default: 1 on local processes; every CPU of the Ray cluster).
     With execute=False nothing is played: the result holds the games already in the file."""
-    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
-        raise ExperimentError(f"-j/--jobs must be a positive integer, got {jobs!r}")
+    if jobs is not None:
+        check_int(jobs, "-j/--jobs", 1, None, ExperimentError, expect="a positive integer", must=True)
     wanted = {}
     for g in games:
         wanted.setdefault(g.key(), g)

@@ -46,8 +46,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...errors import SplendorError
+from ...validate import check_int
 from .games import (DEFAULT_AI, DEFAULT_ANALYSIS_LIMIT, DEFAULT_GRAPH_LIMIT, DEFAULT_HINT_LIMIT,
-                    DEFAULT_REVIEW_LIMIT, AI_NAMES, MAX_GRAPH_SECONDS, MAX_REVIEW_SECONDS, ApiError, GameManager, catalog_json, check_search_spec, hint_json, parse_limit)
+                    DEFAULT_REVIEW_LIMIT, AI_NAMES, MAX_GRAPH_SECONDS, MAX_REVIEW_SECONDS, ApiError, GameManager, catalog_json, check_search_spec, hint_json, parse_limit,
+                    unprocessable)
 from .scheduler import Cancelled
 
 MAX_BODY = 2 * 2 ** 20           # bytes of a request body (a record file of a few hundred games)
@@ -378,8 +380,7 @@ def create_app(manager: GameManager | None = None, allowed_hosts: list[str] | No
         limit = parse_limit(body.limit, default=DEFAULT_ANALYSIS_LIMIT)
         st = game.state
         spec = check_search_spec(body.spec, "spec", st.players, st.module) if body.spec is not None else None
-        if not 1 <= body.topK <= 50:
-            raise ApiError(422, f"topK: expected 1-50, got {body.topK}", "topK")
+        check_int(body.topK, "topK", 1, 50, unprocessable, expect="1-50")
         return game.start_analysis(limit, spec, body.topK, body.seat, body.step)
 
     @app.post("/api/games/{gid}/review", status_code=202)

@@ -38,6 +38,7 @@ from ...cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
 from ...errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
 from ...state import MODULES, Config, State, View
 from ...players.spec import DEFAULT_AI
+from ...validate import check_int, int_in, ints_in
 from .scheduler import Busy, Cancelled, Scheduler, Task
 
 HINT_FALLBACK_SPEC = "mcts(seconds=1)"
@@ -87,6 +88,11 @@ class ApiError(Exception):
     @classmethod
     def busy(cls, e: Busy) -> "ApiError":
         return cls(503, e.message, retry_after=e.retry_after)
+
+
+def unprocessable(message: str) -> ApiError:
+    """A 422 ApiError (its field is set by the checks of splendor_ai.validate)."""
+    return ApiError(422, message)
 
 
 def player_name(seat: int) -> str:
@@ -713,8 +719,8 @@ class WebGame:
         """The seat whose view the page shows: the one asked for (a human seat), else the human
         seat to move, else the lowest human seat."""
         if seat is not None:
-            if not 0 <= seat < self.state.players:
-                raise ApiError(422, f"seat: expected a seat 0-{self.state.players - 1}, got {seat}", "seat")
+            check_int(seat, "seat", 0, self.state.players - 1, unprocessable,
+                      expect=f"a seat 0-{self.state.players - 1}")
             if seat not in self.humans and not self.open:
                 raise ApiError(403, f"seat {seat} is an AI seat: its view (its hidden cards) is not shown",
                                "seat")
@@ -1002,7 +1008,7 @@ class WebGame:
     def _state_at(self, step: int) -> State:
         """The true state after `step` moves of the game."""
         n = len(self.log)
-        if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= n:
+        if not int_in(step, 0, n):
             raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves)", "step")
         st = self.state.copy()
         for _ in range(n - step):
@@ -1222,7 +1228,7 @@ class WebGame:
         with self._locked():
             self._sync()
             n = len(self.log)
-            if not isinstance(step, int) or not 0 <= step <= n:
+            if not int_in(step, 0, n):
                 raise ApiError(422, f"step: expected 0-{n} (the game has {n} moves)", "step")
             viewer = None if spectator else self.viewer(seat)
             st = self.state.copy()
@@ -1339,8 +1345,7 @@ class GameManager:
     def create(self, client: str, players: int = 2, seats: list[str] | None = None, seed: int | None = None,
                first_player: int = 0, hint_spec: str | None = None, module: str | None = None,
                open_game: bool = False) -> WebGame:
-        if not isinstance(players, int) or isinstance(players, bool) or players not in (2, 3, 4):
-            raise ApiError(422, f"players: expected 2, 3 or 4, got {players!r}", "players")
+        check_int(players, "players", 2, 4, unprocessable, expect="2, 3 or 4")
         if module is not None and module not in MODULES:
             raise ApiError(422, f"module: unknown module {str(module)[:40]!r}; the modules are "
                            f"{', '.join(MODULES)} (or null for the base game)", "module")
@@ -1360,10 +1365,9 @@ class GameManager:
         if seed is None:
             from ...session import new_seed
             seed = new_seed()
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+        if not int_in(seed, 0, 2 ** 64 - 1):
             raise ApiError(422, "seed: expected an integer in [0, 2**64)", "seed")
-        if not isinstance(first_player, int) or isinstance(first_player, bool) or not 0 <= first_player < players:
-            raise ApiError(422, f"firstPlayer: expected a seat 0-{players - 1}, got {first_player!r}", "firstPlayer")
+        check_int(first_player, "firstPlayer", 0, players - 1, unprocessable, expect=f"a seat 0-{players - 1}")
         if hint_spec is not None:
             hint_spec = check_search_spec(hint_spec, "hintSpec", players, module)
         state = State.new(players, seed=seed, first_player=first_player,
@@ -1392,16 +1396,14 @@ class GameManager:
                 raise ApiError(422, "record: expected the record file's text or a record object", "record")
             if not records:
                 raise RecordError("no game record in the text")
-            if not isinstance(game, int) or isinstance(game, bool) or not 1 <= game <= len(records):
-                raise ApiError(422, f"game: expected 1-{len(records)}, got {game!r}", "game")
+            check_int(game, "game", 1, len(records), unprocessable, expect=f"1-{len(records)}")
             rec = records[game - 1]
             state = rec.replay()
         except RecordError as e:
             raise ApiError(400, f"record: {str(e)[:300]}", "record") from None
         n = rec.config.players
         if humans is not None:
-            if (not isinstance(humans, list) or not humans
-                    or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n for s in humans)):
+            if not ints_in(humans, 0, n - 1) or not humans:
                 raise ApiError(422, f"humans: expected a non-empty list of seats 0-{n - 1}", "humans")
             human_seats = set(humans)
         else:
