@@ -3,10 +3,13 @@
     python experiments/train.py selfplay --spec "mcts(iterations=4000)" --games 2000 --out sp.jsonl -j 2
     python experiments/train.py fit --data sp.jsonl records:experiments/results/x/games.jsonl --out runs/net0
     python experiments/train.py loop runs/loop2p --generations 10 --start runs/net0/net.npz -j 2
+    python experiments/train.py ship runs/net0/net.npz --name net2p-base-1 --default-for 2:base
 
 `selfplay` plays games into a self-play file (resumable: the seeds already there are skipped).
 `fit` trains one network on data files (self-play files, or game records as records:PATH) into a
-folder: checkpoint (resumable), history.json, net.npz. `loop` runs generations of self-play, training
+folder: checkpoint (resumable), history.json, losses.png, held_out.json, net.npz. `ship` adds a network to the package
+(splendor_ai/nets: the file, its SHA-256 and check value in index.json, the games it is the
+default for); its model card is written beside it. `loop` runs generations of self-play, training
 and gating in a run folder (resumable; report.md and training.png there). Every command takes
 `--ray ADDRESS` to play its games on a Ray cluster instead of local processes.
 """
@@ -82,6 +85,12 @@ def main(argv=None) -> int:
     lp.add_argument("-j", "--jobs", type=int, default=1)
     lp.add_argument("--ray", default=None)
     _train_args(lp, skip=("seed",))   # each generation's training seed derives from --seed
+    sh = sub.add_parser("ship", help="add a network to the package: splendor_ai/nets/NAME.npz and its index entry")
+    sh.add_argument("net", help="the network file (a fit's net.npz)")
+    sh.add_argument("--name", required=True)
+    sh.add_argument("--default-for", nargs="+", default=[], metavar="PLAYERS:MODULE",
+                    help="the games it becomes the default for, e.g. 2:base (base or a module name)")
+    sh.add_argument("--data", nargs="+", default=None, help="its training data as the model card describes it")
     args = ap.parse_args(argv)
 
     if args.cmd == "selfplay":
@@ -92,7 +101,7 @@ def main(argv=None) -> int:
     elif args.cmd == "fit":
         from splendor_ai.players.network import read_network, save_network
         from splendor_ai.train.loop import _examples
-        from splendor_ai.train.trainer import evaluate_by_kind, split_by_game, train
+        from splendor_ai.train.trainer import evaluate_by_kind, plot_history, split_by_game, train
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         files = _expand(args.data)
@@ -109,8 +118,18 @@ def main(argv=None) -> int:
                   f"({v['positions']} positions)")
         meta = {"name": out.name, "data": files, "positions": int(len(tr)), "settings": asdict(settings),
                 "final": hist[-1] if hist else None, "held_out": by_kind}
+        if hist:
+            plot_history(hist, out / "losses.png")
         digest = save_network(out / "net.npz", model.export(), meta)
         print(json.dumps(hist[-1] if hist else {}), f"\nnet.npz sha256 {digest}")
+    elif args.cmd == "ship":
+        from splendor_ai.train.ship import ship
+        default_for: dict[str, list[int]] = {}
+        for kind in args.default_for:
+            players, _, module = kind.partition(":")
+            default_for.setdefault(module or "base", []).append(int(players))
+        entry = ship(args.net, args.name, default_for, data=args.data)
+        print(json.dumps(entry, indent=1))
     else:
         from splendor_ai.train.loop import LoopSettings, run_loop
         settings = LoopSettings(players=args.players, module=args.module, games=args.games, sims=args.sims,

@@ -11,7 +11,7 @@ from splendor_ai import Config, State, _features, _net
 from splendor_ai.errors import ConfigError
 from splendor_ai.players import make_player
 from splendor_ai.players.mcts import NET_C
-from splendor_ai.players.network import load_network, read_network, save_network
+from splendor_ai.players.network import _nets_dir, default_network, load_network, read_network, save_network, sha256, shipped
 from splendor_ai.train import reference as ref
 
 from test_players import BUY_TO_WIN, BUY_TO_WIN_3P, NOBLE_TO_WIN, winning_moves
@@ -227,3 +227,40 @@ def test_network_values_or_classic_leaves(net_file):
             make_player(f"mcts(eval='net',net='{net_file}',{spec})")
     with pytest.raises(ConfigError, match="values"):
         make_player(f"mcts(eval='net',net='{net_file}',values='playout')")
+
+
+def test_ship_writes_the_file_its_checksum_and_check_value(net_file, tmp_path):
+    from splendor_ai.train.ship import check_value, ship
+    entry = ship(net_file, "test-net", {"base": [2, 3], "orient": [2]}, data=["self-play: a test"], nets_dir=tmp_path)
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index["networks"]["test-net"] == entry and index["format"] == "splendor-nets/1"
+    assert entry["sha256"] == sha256(tmp_path / "test-net.npz")
+    arrays, meta = read_network(tmp_path / "test-net.npz")
+    assert meta["name"] == "test-net" and meta["data"] == ["self-play: a test"]
+    net = _net.Network(arrays)
+    assert set(entry["check"]) == {"2p base", "3p base", "2p orient"}
+    assert entry["check"]["3p base"] == check_value(net, 3, None) and len(entry["check"]["3p base"]) == 3
+    assert entry["check"]["2p orient"] == check_value(net, 2, "orient")
+
+
+def test_shipped_networks_load_match_their_checksum_and_check_values():
+    """Every shipped network: its file matches the index's SHA-256, it loads by name, it gives the
+    index's check value on the fixed position (the model card documents it), and the default
+    search of the games it is the default for uses it."""
+    from splendor_ai.train.ship import check_value, check_position
+    nets = shipped()
+    assert nets, "no shipped network"
+    for name, entry in nets.items():
+        path = _nets_dir() / entry["file"]
+        assert sha256(path) == entry["sha256"]
+        card = (_nets_dir() / f"{name}.md").read_text()
+        assert entry["sha256"] in card
+        net = load_network(name)
+        for kind, value in entry["check"].items():
+            players, module = int(kind[0]), kind.split()[1]
+            module = None if module == "base" else module
+            assert check_value(net, players, module) == pytest.approx(value, abs=1e-5)
+            assert abs(sum(value) - 1) < 1e-4
+            assert default_network(players, module) == name
+            d = make_player("mcts(iterations=50)").choose(check_position(players, module).view())
+            assert d.info.extra["eval"] == name

@@ -72,6 +72,8 @@ ctypedef struct Params:
     int net_priors       # 1: priors from the network's policy (needs a network)
     int net_values       # 1: leaf values from the network's value head (needs a network)
     float net_temp       # softmax temperature of the network's policy logits
+    float net_mix        # < 1: a leaf's value is net_mix * the network's + (1 - net_mix) * the
+                         # classic playout's (cutoff turns, fitted evaluation), as AlphaGo mixed
 
 
 cdef inline double now() noexcept nogil:
@@ -224,6 +226,9 @@ cdef class Search:
         self.prm.net_priors = p.pop("net_priors", 0)
         self.prm.net_values = p.pop("net_values", 0)
         self.prm.net_temp = p.pop("net_temp", 1.0)
+        self.prm.net_mix = p.pop("net_mix", 1.0)
+        if not 0 < self.prm.net_mix <= 1:
+            raise ValueError("net_mix must be in (0, 1]")
         if (self.prm.net_priors or self.prm.net_values) and network is None:
             raise ValueError("net_priors / net_values need a network")
         if self.prm.net_temp <= 0:
@@ -441,6 +446,7 @@ cdef class Search:
         cdef int32_t child_of[MAXLEGAL]
         cdef int32_t path[MAXDEPTH]
         cdef float values[MAXP]
+        cdef float mixed[MAXP]
         cdef int n, i, j, k, t, depth = 0, best, mover
         cdef int32_t node, ch, created
         cdef const int32_t* kid
@@ -565,6 +571,21 @@ cdef class Search:
                 break
         if s.over:
             terminal_values(&s, values)
+        elif self.prm.net_values and self.prm.net_mix < 1:
+            # the network's value of the leaf itself, mixed with a classic playout's from it
+            if self.prm.net_priors and created:
+                n = legal_actions(&s, acts)
+                action_keys(&s, acts, n, keys)
+                self.net_priors(node, &s, keys, n, prior, values)
+            else:
+                net_eval(self.net, &s, NULL, 0, NULL, values)
+            policy_playout(&s, &self.rng, self.prm.eps, self.prm.cutoff)
+            if s.over:
+                terminal_values(&s, mixed)
+            else:
+                win_probs(&s, &self.prm.weights, self.prm.eval_scale, mixed)
+            for k in range(s.nplayers):
+                values[k] = self.prm.net_mix * values[k] + (1 - self.prm.net_mix) * mixed[k]
         elif self.prm.net_values:
             if self.prm.cutoff > 0:
                 policy_playout(&s, &self.rng, self.prm.eps, self.prm.cutoff)

@@ -177,6 +177,7 @@ class MCTSBounds(_Table):
     priors: Optional[Literal["net", "classic"]] = _choice("net", "classic")
     values: Optional[Literal["net", "classic"]] = _choice("net", "classic")
     net_temp: Optional[float] = _float(0, 100, lo_open=True, why="the policy's softmax temperature")
+    net_mix: Optional[float] = _float(0, 1, lo_open=True, why="the network's share of a leaf's value")
 
     @model_validator(mode="after")
     def _together(self):

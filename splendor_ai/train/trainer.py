@@ -148,3 +148,22 @@ def load_arrays(model: Net, arrays: dict) -> None:
         model.value.bias.copy_(t(arrays["bv"]))
         model.policy.weight.copy_(t(arrays["wp"]))
         model.policy.bias.copy_(t(arrays["bp"]))
+
+
+def plot_history(history: list[dict], path) -> None:
+    """The losses of a training run by step (training batches and held-out positions) as a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    steps = [h["step"] for h in history]
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    for i, head in enumerate(("value", "policy")):
+        for part, style in (("train", "-"), ("val", "o-")):
+            ys = [h.get(f"{part}_{head}") for h in history]
+            ax[i].plot(steps, ys, style, label="held out" if part == "val" else "training batches")
+        ax[i].set_title(f"{head} loss (cross-entropy)")
+        ax[i].set_xlabel("step")
+        ax[i].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
