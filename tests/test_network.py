@@ -140,7 +140,8 @@ def test_network_file_round_trip_and_errors(tmp_path, net_file):
         make_player("mcts(eval='net',net='no-such-network')")
 
 
-@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='net'", ",priors='net',values='classic'", ",workers=2",
+@pytest.mark.parametrize("extra", ["", ",cutoff=4", ",priors='net'", ",priors='net',values='classic'", ",net_mix=0.5",
+                                   ",net_mix=0.5,priors='net'", ",workers=2",
                                    ",halving=0"])
 def test_network_search_is_reproducible(net_file, extra):
     st = State.new(2, seed=21)
@@ -222,6 +223,12 @@ def test_network_values_or_classic_leaves(net_file):
     assert (both["net_values"], both["net_priors"], both["cutoff"], both["c"]) == (1, 1, 0, NET_C)
     assert (priors["net_values"], priors["net_priors"]) == (0, 1)
     assert priors["cutoff"] == classic["cutoff"] == 8 and priors["c"] == NET_C
+    mixed = make_player(f"mcts(eval='net',net='{net_file}',net_mix=0.25)").search_params(view)
+    assert (mixed["net_values"], mixed["net_mix"], mixed["cutoff"]) == (1, 0.25, classic["cutoff"])
+    assert make_player(f"mcts(eval='net',net='{net_file}',net_mix=1)").search_params(view) == default
+    for bad in ("0", "1.5", "-0.5", "True"):
+        with pytest.raises(ConfigError, match="net_mix"):
+            make_player(f"mcts(eval='net',net='{net_file}',net_mix={bad})")
     for spec in ("values='classic'", "priors='classic',values='classic'"):
         with pytest.raises(ConfigError, match="nothing to do"):
             make_player(f"mcts(eval='net',net='{net_file}',{spec})")
@@ -264,3 +271,24 @@ def test_shipped_networks_load_match_their_checksum_and_check_values():
             assert default_network(players, module) == name
             d = make_player("mcts(iterations=50)").choose(check_position(players, module).view())
             assert d.info.extra["eval"] == name
+
+
+def test_mixed_leaf_values_lie_between_the_network_and_the_playouts(net_file):
+    """With net_mix, a root child's mean value is the mix of what the network alone and the
+    classic playouts alone give it: a search of one iteration per child, the same playouts."""
+    st = State.new(2, seed=4)
+    values = {}
+    for mix in (1.0, 0.5):
+        cutoff = 0 if mix == 1 else 8      # the network at the leaf itself; the playout's 8 turns
+        spec = f"mcts(iterations=1,eval='net',net='{net_file}',net_mix={mix},halving=0,cutoff={cutoff})"
+        player = make_player(spec, seed=3)
+        player.choose(st.view())
+        ((key, visits, w, _),) = [r for r in player.last_search.trees[0].root_stats() if r[1]]
+        values[mix] = (key, w)
+    classic = make_player("mcts(iterations=1,eval='classic',halving=0,cutoff=8)", seed=3)
+    classic.choose(st.view())
+    ((key, visits, w, _),) = [r for r in classic.last_search.trees[0].root_stats() if r[1]]
+    # same first child (the same heuristic priors), same world and playout: the halves add up
+    assert values[1.0][0] == values[0.5][0] == key
+    for seat in range(2):
+        assert values[0.5][1][seat] == pytest.approx(0.5 * values[1.0][1][seat] + 0.5 * w[seat], abs=1e-6)
