@@ -10,7 +10,7 @@ import pytest
 from splendor_ai import Config, State, _features, _net
 from splendor_ai.errors import ConfigError
 from splendor_ai.players import make_player
-from splendor_ai.players.mcts import NET_C
+from splendor_ai.players.mcts import NET_C, NET_MIX
 from splendor_ai.players.network import _nets_dir, default_network, load_network, read_network, save_network, sha256, shipped
 from splendor_ai.train import reference as ref
 
@@ -211,21 +211,24 @@ def test_network_priors_follow_the_policy_head(net_file):
 
 
 def test_network_values_or_classic_leaves(net_file):
-    """A network's values at the leaves (cutoff 0) under the heuristic priors by default;
+    """By default a leaf's value mixes the network's with a classic playout's (NET_MIX, the
+    classic cutoff) under the heuristic priors; net_mix=1 is the network alone (cutoff 0);
     priors='net' takes the policy head's (with c=NET_C), values='classic' keeps the classic
-    leaves (their cutoff); with neither the network's priors nor its values the spec is refused."""
+    leaves; with neither the network's priors nor its values the spec is refused."""
     view = State.new(2, seed=2).view()
     classic = make_player("mcts(eval='classic')").search_params(view)
     default = make_player(f"mcts(eval='net',net='{net_file}')").search_params(view)
     both = make_player(f"mcts(eval='net',net='{net_file}',priors='net')").search_params(view)
     priors = make_player(f"mcts(eval='net',net='{net_file}',priors='net',values='classic')").search_params(view)
-    assert (default["net_values"], default["net_priors"], default["cutoff"], default["c"]) == (1, 0, 0, classic["c"])
-    assert (both["net_values"], both["net_priors"], both["cutoff"], both["c"]) == (1, 1, 0, NET_C)
+    assert (default["net_values"], default["net_priors"], default["cutoff"], default["c"], default["net_mix"]) == \
+        (1, 0, classic["cutoff"], classic["c"], NET_MIX)
+    assert (both["net_values"], both["net_priors"], both["cutoff"], both["c"]) == (1, 1, classic["cutoff"], NET_C)
+    alone = make_player(f"mcts(eval='net',net='{net_file}',net_mix=1)").search_params(view)
+    assert (alone["net_values"], alone["net_mix"], alone["cutoff"]) == (1, 1.0, 0)
     assert (priors["net_values"], priors["net_priors"]) == (0, 1)
     assert priors["cutoff"] == classic["cutoff"] == 8 and priors["c"] == NET_C
     mixed = make_player(f"mcts(eval='net',net='{net_file}',net_mix=0.25)").search_params(view)
     assert (mixed["net_values"], mixed["net_mix"], mixed["cutoff"]) == (1, 0.25, classic["cutoff"])
-    assert make_player(f"mcts(eval='net',net='{net_file}',net_mix=1)").search_params(view) == default
     for bad in ("0", "1.5", "-0.5", "True"):
         with pytest.raises(ConfigError, match="net_mix"):
             make_player(f"mcts(eval='net',net='{net_file}',net_mix={bad})")

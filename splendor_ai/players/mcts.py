@@ -19,6 +19,9 @@ MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
 EVALS = ("classic", "net", "auto")
 #: the exploration constant with a network's priors (sharper than the heuristic ones)
 NET_C = 1.0
+#: the network's share of a leaf's value, the rest a classic playout's (docs/TRAINING.md: at equal
+#: iterations the mix measured far stronger than the network alone)
+NET_MIX = 0.5
 
 
 def derive_seed(seed: int, *parts: int) -> int:
@@ -56,9 +59,9 @@ class MCTSPlayer(Player):
     action scores (`priors="net"`: the policy head's softmax at temperature `net_temp`, with
     c=NET_C; measured weaker so far, docs/TRAINING.md); `values="classic"` keeps the playouts and
     the fitted evaluation (with `priors="net"`: the network's priors over classic leaves);
-    `net_mix` < 1 values a leaf at `net_mix` times the network's value of it plus the rest times
-    a classic playout's from it (`cutoff` keeps its classic default then), as AlphaGo mixed its
-    value network with rollouts.
+    `net_mix` (default NET_MIX) values a leaf at `net_mix` times the network's value of it plus the
+    rest times a classic playout's from it (with the classic `cutoff`), as AlphaGo mixed its value
+    network with rollouts; `net_mix=1` is the network alone (`cutoff` 0 by default).
     `eval="auto"` (the default) is "net" where a shipped network is the default for the game's
     player count and module, else "classic".
 
@@ -74,7 +77,7 @@ class MCTSPlayer(Player):
                  workers: int = 1, max_nodes: int | None = None, module_weights=None,
                  phase_weights=None, halving: int = 4, halving_warm: float = 0.5, eval: str = "auto",
                  net: str | None = None, priors: str | None = None, values: str | None = None,
-                 net_temp: float = 1.0, net_mix: float = 1.0):
+                 net_temp: float = 1.0, net_mix: float = NET_MIX):
         check("mcts", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if net is not None:
             load_network(net)   # a bad name or file fails here, not in the middle of a game
