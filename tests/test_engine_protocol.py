@@ -112,7 +112,8 @@ def test_scripted_transcript(engine):
 
     # the version-1 snake_case spellings give the same answer; both spellings at once are an error
     old = {"id": 1, "start": {"players": 2, "seed": 3, "first_player": 0}, "moves": MOVES, "limit": LIMIT, "top_k": 3}
-    assert engine.ask(old) == first
+    timeless = lambda r: {**r, "rootInfo": {k: v for k, v in r["rootInfo"].items() if k != "seconds"}}
+    assert timeless(engine.ask(old)) == timeless(first)     # the same search (its clock aside)
     r = engine.ask(dict(good, top_k=3))
     assert r["id"] == 1 and r["field"] == "topK" and "given twice" in r["error"]
     r = engine.ask(dict(good, start=dict(START, first_player=0)))

@@ -259,7 +259,7 @@ def test_forced_root_key_takes_every_visit():
     """A search told to take one root action gives it every root visit; -1 lifts the order."""
     from splendor_ai import _mcts
     view = _mid_game_views(2, 5, 1)[0]
-    player = make_player("mcts")
+    player = make_player("mcts(eval='classic')")   # the C search built here without a network
     tree = _mcts.Search(view._core, player.search_params(view), 1)
     key = view._core.action_key(view._core.legal_actions()[-1])
     tree.force_key = key

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from ..players.network import _nets_dir, read_network, save_network
 from ..state import Config, State
@@ -39,8 +40,8 @@ def ship(src, name: str, default_for: dict[str, list[int]], data: list[str] | No
     from .. import _net
     nets = Path(nets_dir or _nets_dir())
     nets.mkdir(parents=True, exist_ok=True)
-    arrays, meta = read_network(src)
-    meta = dict(meta, name=name)
+    arrays, read_meta = read_network(src)
+    meta: dict[str, Any] = dict(read_meta, name=name)
     if data is not None:
         meta["data"] = list(data)
     digest = save_network(nets / f"{name}.npz", arrays, meta)
@@ -49,7 +50,7 @@ def ship(src, name: str, default_for: dict[str, list[int]], data: list[str] | No
     checks = {f"{p}p {m}": check_value(net, p, None if m == "base" else m) for m, ps in kinds for p in ps}
     entry = {"file": f"{name}.npz", "sha256": digest, "default_for": default_for, "check": checks}
     index_path = nets / "index.json"
-    index = json.loads(index_path.read_text()) if index_path.exists() else {"format": INDEX_FORMAT, "networks": {}}
+    index: dict[str, Any] = json.loads(index_path.read_text()) if index_path.exists() else {"format": INDEX_FORMAT, "networks": {}}
     index["networks"][name] = entry
     tmp = index_path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
