@@ -9,9 +9,11 @@ The positions are turn-boundary positions from the middle half (by turn) of gree
                   one determinized descent + playout + backup), and the memory the search allocated
                   (its node pool and sampled worlds)
   mcts to-end     the same with playouts to the end of the game (cutoff=0)
-  mcts net        with --net NAME: `mcts(eval='net',net=NAME)`, the network's value at each new leaf
-                  under the heuristic priors (one network evaluation per iteration)
-  mcts net priors the same with `priors='net'`: the policy head's priors too
+  mcts net        with --net NAME: `mcts(eval='net',net=NAME)`, a network's default use: each new
+                  leaf valued half by the network, half by a classic playout (one network
+                  evaluation and one playout per iteration), the heuristic priors
+  mcts net alone  the same with `net_mix=1`: the network's value alone (no playout)
+  mcts net priors the same as `mcts net` with `priors='net'`: the policy head's priors too
   net evals       with --net NAME: network evaluations/s of the position (features, both layers,
                   the value and the legal keys' policy logits)
   mcts uct random to-end
@@ -104,6 +106,7 @@ def bench(views, seconds: float, depths: list[int], repeat: int, net: str | None
                     ("mcts uct random to-end", ",eval='classic',puct=False,rollout='random',cutoff=0")]
         if net:
             variants.append(("mcts net", f",eval='net',net='{net}'"))
+            variants.append(("mcts net alone", f",eval='net',net='{net}',net_mix=1"))
             variants.append(("mcts net priors", f",eval='net',net='{net}',priors='net'"))
 
             def evals():
