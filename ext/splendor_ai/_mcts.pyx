@@ -14,7 +14,7 @@ static evaluation (classic), or by the network's value (at the leaf, or at the e
 playout). The network sees each position as its seat to move knows it in the sampled world
 (splendor_ai._features), never the true state behind the searching seat's view.
 """
-from libc.math cimport exp, log, sqrt
+from libc.math cimport log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
@@ -24,7 +24,7 @@ from splendor_ai._engine cimport (
     MAXLEGAL, MAXP, MAXRES, NKEYS, Core, Deal, Player, Rng, State, action_key, action_keys, apply_action, deal_apply,
     deal_prepare, determinize, legal_actions, random_playout, rng_next, rng_seed)
 from splendor_ai._policy cimport Weights, fill_weights, policy_playout, score_actions, terminal_values, win_probs
-from splendor_ai._net cimport Net, Network, net_eval
+from splendor_ai._net cimport Net, Network, net_eval, softmax
 
 cdef enum:
     MODE_ISMCTS = 0
@@ -377,7 +377,7 @@ cdef class Search:
         an action it did not list gets its smallest one, and the priors are renormalised."""
         cdef Node* nd = &self.nodes[node]
         cdef int i, j, k
-        cdef float mx, tot, lo
+        cdef float tot, lo
         cdef float vals[MAXP]
         cdef int16_t* grown_k
         cdef float* grown_v
@@ -401,16 +401,7 @@ cdef class Search:
                 prior[i] /= tot
             return
         net_eval(self.net, s, K, n, prior, values if values != NULL else vals)
-        mx = prior[0]
-        for i in range(1, n):
-            if prior[i] > mx:
-                mx = prior[i]
-        tot = 0
-        for i in range(n):
-            prior[i] = exp((prior[i] - mx) / self.prm.net_temp)
-            tot += prior[i]
-        for i in range(n):
-            prior[i] /= tot
+        softmax(prior, n, self.prm.net_temp)
         if nd.pri >= 0 or n == 0 or self.pri_len + n > PRI_MAX:
             return
         if self.pri_len + n > self.pri_cap:
@@ -450,7 +441,7 @@ cdef class Search:
         cdef int n, i, j, k, t, depth = 0, best, mover
         cdef int32_t node, ch, created
         cdef const int32_t* kid
-        cdef float q, u, bestu, wsum, mx, tot, fpu, cn
+        cdef float q, u, bestu, wsum, fpu, cn
         cdef double sq_new
         cdef int nsum
         cdef Node* nd
@@ -503,16 +494,7 @@ cdef class Search:
                     self.net_priors(node, &s, K, n, prior, NULL)
                 elif off < 0:
                     score_actions(&s, acts, n, prior)
-                    mx = prior[0]
-                    for i in range(1, n):
-                        if prior[i] > mx:
-                            mx = prior[i]
-                    tot = 0
-                    for i in range(n):
-                        prior[i] = exp((prior[i] - mx) / self.prm.prior_temp)
-                        tot += prior[i]
-                    for i in range(n):
-                        prior[i] /= tot
+                    softmax(prior, n, self.prm.prior_temp)
                     if PRIOR_CACHE and self.nodes[node].visits >= CACHE_MIN_VISITS:
                         self.cache_misses += 1
                         self.cache_store(h, n, acts, keys, prior)

@@ -1,4 +1,6 @@
 # The value and policy network, evaluated in C by the search kernels (no Python, no GIL).
+from libc.math cimport exp
+
 from splendor_ai._engine cimport MAXP, State
 
 cdef enum:
@@ -19,6 +21,20 @@ ctypedef struct Net:
     const float* bv
     const float* wp
     const float* bp
+
+cdef inline void softmax(float* x, int n, float temp) noexcept nogil:
+    """x[i] <- exp((x[i] - max x) / temp) / the sum of those (n >= 1): the network's value head
+    (temp 1), its policy priors and the search's heuristic priors."""
+    cdef int i
+    cdef float mx = x[0], tot = 0
+    for i in range(1, n):
+        if x[i] > mx:
+            mx = x[i]
+    for i in range(n):
+        x[i] = exp((x[i] - mx) / temp)
+        tot += x[i]
+    for i in range(n):
+        x[i] /= tot
 
 cdef void net_eval(const Net* net, const State* s, const int* keys, int nkeys, float* logits,
                    float* values) noexcept nogil

@@ -11,7 +11,6 @@ loader picks one at run time, so one build runs everywhere at the speed of the m
 splendor_ai/players/network.py loads shipped weights; splendor_ai/train/reference.py is the numpy
 forward that tests compare this one with.
 """
-from libc.math cimport exp
 from libc.string cimport memcpy
 
 from splendor_ai._engine cimport MAXP, NKEYS, Core, State
@@ -88,23 +87,15 @@ cdef void net_eval(const Net* net, const State* s, const int* keys, int nkeys, f
     cdef float v[MAXP]
     cdef int rows[MAXP]
     cdef int n, r, np = s.nplayers, mover = s.to_move
-    cdef float mx, tot
     n = encode(s, mover, idx, val)
     sp_sparse_relu(h1, net.b1, net.w1, idx, val, n, net.h1)
     sp_dense_relu(h2, net.b2, net.w2, h1, net.h1, net.h2)
     for r in range(MAXP):
         rows[r] = r
     sp_row_dots(v, net.bv, net.wv, rows, np, h2, net.h2)
-    mx = v[0]
-    for r in range(1, np):
-        if v[r] > mx:
-            mx = v[r]
-    tot = 0
+    softmax(v, np, 1.0)
     for r in range(np):
-        v[r] = exp(v[r] - mx)
-        tot += v[r]
-    for r in range(np):
-        values[(mover + r) % np] = v[r] / tot
+        values[(mover + r) % np] = v[r]
     if nkeys > 0:
         sp_row_dots(logits, net.bp, net.wp, keys, nkeys, h2, net.h2)
 

@@ -212,13 +212,11 @@ def build_position(req: dict):
     return _checked_state(_push_moves(state, req.get("moves", [])), seat)
 
 
-def _record_state(req: dict, seat):
-    """The position after `turn` moves of a record, once the whole record has replayed (as
-    `splendor play --load` checks it)."""
+def _request_record(r):
+    """The game record of a request's `record` field (a record object or its JSON line), replayed
+    whole (as `splendor play --load` checks it)."""
     from ..errors import PositionError, RecordError
     from ..records import GameRecord
-    from ..state import State
-    r = req["record"]
     try:
         if isinstance(r, str):
             rec = GameRecord.from_line(r)
@@ -227,9 +225,16 @@ def _record_state(req: dict, seat):
         else:
             raise RequestError(f"record: expected a record object or its JSON line, got {_show(r)}", "record")
         rec.replay()
-        state = State(rec.start)
     except (RecordError, PositionError) as e:
         raise RequestError(f"record: {_short(e)}", "record") from None
+    return rec
+
+
+def _record_state(req: dict, seat):
+    """The position after `turn` moves of a record, once the whole record has replayed."""
+    from ..state import State
+    rec = _request_record(req["record"])
+    state = State(rec.start)    # replay() built it already: a valid start
     turn = req.get("turn", len(rec.moves))
     check_int(turn, "turn", 0, len(rec.moves), RequestError,
               expect=f"an integer in 0-{len(rec.moves)} (the record has {len(rec.moves)} moves)", show=_show)
@@ -384,24 +389,13 @@ def prepare_review(req: dict, emit: Callable[[dict], None]) -> Job:
     """Check a review request whole (the record replayed, the seats, turns, spec and limit) and
     return the job that reviews its turns one after the other, each answered as it finishes
     (docs/ENGINE.md, "Review")."""
-    from ..errors import ConfigError, RecordError
-    from ..records import GameRecord
+    from ..errors import ConfigError
     from ..review import Review, ReviewError, Settings, review_stream
     rid = req["id"]
     _known_fields(req, REVIEW_FIELDS, "review")
     if "record" not in req:
         raise RequestError("record: missing (the game record to review)", "record")
-    r = req["record"]
-    try:
-        if isinstance(r, str):
-            rec = GameRecord.from_line(r)
-        elif isinstance(r, dict):
-            rec = GameRecord.from_json(r)
-        else:
-            raise RequestError(f"record: expected a record object or its JSON line, got {_show(r)}", "record")
-        rec.replay()
-    except RecordError as e:
-        raise RequestError(f"record: {_short(e)}", "record") from None
+    rec = _request_record(req["record"])
     players, moves = rec.config.players, len(rec.moves)
     seats = req.get("seats", "all")
     if seats != "all":

@@ -23,12 +23,11 @@ import math
 from .. import _expectimax
 from ..state import State, View
 from .base import Decision, Limit, MoveInfo, Player, SearchInfo
-from ..errors import ConfigError
 from .bounds import check
 from .evaluation import DEFAULT_SCALE, MODULE_WEIGHTS, VALUE_PHASE, VALUE_WEIGHTS, check_weights
 from .keys import is_decision, line_to_moves
 from .mcts import derive_seed
-from .network import default_network, load_network
+from .network import load_network, network_for
 
 ALGOS = {"paranoid": 0, "maxn": 1}
 
@@ -130,14 +129,8 @@ class ExpectimaxPlayer(Player):
 
     def network_for(self, view: View) -> str | None:
         """The network whose value scores the leaves in a game like `view`'s, None for the static
-        evaluation (see MCTSPlayer.network_for)."""
-        if self.eval == "classic":
-            return None
-        name = self.net or default_network(view.players, view.module)
-        if name is None and self.eval == "net":
-            raise ConfigError(f"no shipped network for {view.players}-player {view.module or 'base'} games: "
-                              f"give net=PATH or eval='classic'")
-        return name
+        evaluation."""
+        return network_for(self.eval, self.net, view.players, view.module)
 
     def _chance(self, score: float) -> float:
         """A search score as a win chance: beyond the leaf clamp only a finished game (a win or a

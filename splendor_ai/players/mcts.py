@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from .bounds import check, default_max_nodes
 from .evaluation import DEFAULT_SCALE, check_weights, value_module_weights, value_weights
 from .keys import is_decision, line_to_moves, main_key, move_keys
-from .network import default_network, load_network
+from .network import load_network, network_for
 
 MODES = {"ismcts": 0, "pimc": 1, "perfect": 2}
 EVALS = ("classic", "net", "auto")
@@ -112,13 +112,7 @@ class MCTSPlayer(Player):
     def network_for(self, view: View | State) -> str | None:
         """The network this player searches a game like `view`'s with, None for the classic
         evaluation."""
-        if self.eval == "classic":
-            return None
-        name = self.net or default_network(view.players, view.module)
-        if name is None and self.eval == "net":
-            raise ConfigError(f"no shipped network for {view.players}-player {view.module or 'base'} games: "
-                              f"give net=PATH or eval='classic'")
-        return name
+        return network_for(self.eval, self.net, view.players, view.module)
 
     def search_params(self, view: View | State) -> dict:
         """The C search's parameters for a game like `view`'s: the evaluation weights not given

@@ -49,6 +49,19 @@ def default_network(players: int, module: str | None) -> str | None:
     return None
 
 
+def network_for(eval: str, net: str | None, players: int, module: str | None) -> str | None:
+    """The network a search player with `eval` ("classic", "net" or "auto") and `net` uses in a
+    game of `players` and `module`: None for the classic evaluation; `net`, else the game's
+    shipped default; with eval="net" and neither, a ConfigError."""
+    if eval == "classic":
+        return None
+    name = net or default_network(players, module)
+    if name is None and eval == "net":
+        raise ConfigError(f"no shipped network for {players}-player {module or 'base'} games: "
+                          f"give net=PATH or eval='classic'")
+    return name
+
+
 def save_network(path, arrays: dict, meta: dict) -> str:
     """Write a network file; returns its SHA-256."""
     meta = dict(meta, format=NET_FORMAT, features=_features.FEATURES["version"])

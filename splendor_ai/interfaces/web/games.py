@@ -364,6 +364,20 @@ def redeal_unseen(record, rng: random.Random, vary: set[int] = frozenset()) -> S
 
 # -- searches --------------------------------------------------------------------------------------------
 
+def _task_error(future, cancelled: str, cut: int | None = None) -> str | None:
+    """What a finished background search's failure tells the page: `cancelled` when it was
+    cancelled, a SplendorError's message (its first `cut` characters), else only the kind of an
+    internal error; None while it runs or when it succeeded."""
+    if not future.done() or future.exception() is None:
+        return None
+    e = future.exception()
+    if isinstance(e, Cancelled):
+        return cancelled
+    if isinstance(e, SplendorError):
+        return str(e)[:cut]
+    return f"internal error: {type(e).__name__}"
+
+
 class AiTask(Task):
     """An AI seat's move, played by the game's `GameSession` with the seat's own player (kept
     across moves, so its search tree is reused: the player a tournament measures). The session's
@@ -1053,11 +1067,7 @@ class WebGame:
             if task is None:
                 return {"status": "none"}
             f = task.future
-            error = None
-            if f.done() and f.exception() is not None:
-                e = f.exception()
-                error = ("cancelled (the game moved on or a new analysis started)" if isinstance(e, Cancelled)
-                         else str(e) if isinstance(e, SplendorError) else f"internal error: {type(e).__name__}")
+            error = _task_error(f, "cancelled (the game moved on or a new analysis started)")
             status = "error" if error else "done" if f.done() else "running"
             a = task.result if status == "done" else task.progress_analysis
             out = {"status": status, "version": task.version, "stale": task.version != self.version,
@@ -1188,11 +1198,7 @@ class WebGame:
             if task is None:
                 return {"status": "none"}
             f = task.future
-            error = None
-            if f.done() and f.exception() is not None:
-                e = f.exception()
-                error = ("cancelled (the game changed)" if isinstance(e, Cancelled)
-                         else str(e)[:300] if isinstance(e, SplendorError) else f"internal error: {type(e).__name__}")
+            error = _task_error(f, "cancelled (the game changed)", cut=300)
             stale = task.version != self.version
             status = "error" if error else "done" if f.done() else "running"
             rec = self._record()
