@@ -85,6 +85,31 @@ def test_examples_from_records(tmp_path):
     assert np.allclose(np.add.reduceat(ex.probs, ex.key_off[:-1]), 1.0)
 
 
+def test_examples_from_records_replay_two_step_turns(tmp_path):
+    """A Strongholds record holds whole turns (`b16/t29`: a purchase, then a stronghold on the card
+    that refilled its slot): each is replayed as its engine actions, every decision an example."""
+    from splendor_ai import Config
+    from splendor_ai.match import play_game
+    from splendor_ai.players import make_player
+    from splendor_ai.records import GameRecord, append_record
+    out = play_game([make_player("greedy", seed=1), make_player("greedy", seed=2)], seed=3,
+                    config=Config(players=2, modules=("strongholds",)))
+    rec = GameRecord.from_state(out.final, 3, ["greedy", "greedy"], start=out.start)
+    two_step = [m for m in rec.moves if m.startswith("b") and "/" in m]
+    assert two_step, "the game has a two-step turn"
+    append_record(tmp_path / "r.jsonl", rec)
+    ex = from_records(tmp_path / "r.jsonl")
+    st = State(out.start)
+    decisions = 0
+    for m in rec.moves:
+        core = st._core.copy()
+        for a in st._resolve(st.parse_move(m))[1]:
+            decisions += len(core.legal_actions()) > 1
+            core.apply(a)
+        st.push(m)
+    assert len(ex) == decisions and set(ex.module.tolist()) == {4}
+
+
 def test_torch_model_exports_the_compiled_network():
     torch.manual_seed(0)
     model = Net(32, 16)

@@ -188,7 +188,9 @@ def from_records(path, pweight: float = 0.5) -> Examples:
         z = outcome_target(rec.result, n)
         module = MODULE_INDEX[rec.config.module]
         for text in rec.moves:
-            actions = state.legal_moves._table[state.parse_move(text)]
+            # the move's engine actions: a whole two-step turn (a Strongholds purchase and what
+            # follows it) is one record move but not one entry of the legal-move table
+            actions = state._resolve(state.parse_move(text))[1]
             core = state._core.copy()
             for a in actions:
                 if len(core.legal_actions()) > 1:
