@@ -118,6 +118,7 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
                            settings.seed * 10_000_000 + (g + 1) * settings.games))
         log(f"{tag}: self-play, {settings.games} games of {job.spec}")
         selfplay.run(job, seeds, sp_path, jobs=jobs, ray=ray, progress=progress)
+        t0 = _count_time(state, state_path, t0)
         # 2. train on the window, from the best network's weights
         net_path = run_dir / "nets" / f"{tag}.npz"
         if not net_path.exists():
@@ -136,6 +137,7 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
             save_network(net_path, model.export(), {"name": f"{run_dir.name}-{tag}", "generation": g,
                                                     "players": settings.players, "module": settings.module,
                                                     "positions": int(len(tr)), "final": hist[-1] if hist else None})
+            t0 = _count_time(state, state_path, t0)
         # 3. gate against the best
         cand = str(net_path.resolve())
         log(f"{tag}: gating against {best or 'the classic search'}")
@@ -158,6 +160,15 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
         _write_json(state_path, state)
         write_report(run_dir, state)
     return state
+
+
+def _count_time(state: dict, state_path: Path, t0: float) -> float:
+    """Add the time since `t0` to the run's hours and save it, so that a stage finished before an
+    interruption still counts in the strength-against-wall-clock figure; returns the new start."""
+    now = time.time()
+    state["seconds"] += now - t0
+    _write_json(state_path, state)
+    return now
 
 
 def write_report(run_dir, state: dict) -> None:
