@@ -159,3 +159,44 @@ def test_generation_loop_runs_and_resumes(tmp_path):
     assert (tmp_path / "selfplay" / "gen000.jsonl").read_bytes() == before
     with pytest.raises(ValueError, match="other settings"):
         run_loop(tmp_path, LoopSettings(games=3), 3, progress=False, log=lambda *a: None)
+
+
+def test_examples_encoded_on_processes_equal_those_of_one(selfplay_file, tmp_path):
+    """The examples of several files encoded on two processes (then read from their caches) are
+    those encoded one file after the other."""
+    from splendor_ai.train.loop import _examples
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(selfplay_file.read_bytes())
+    files = [str(selfplay_file), str(tmp_path / "missing.jsonl"), str(second)]
+    one = _examples(files, tmp_path / "one")
+    two = _examples(files, tmp_path / "two", jobs=2)
+    assert len(one) > 0 and len(one) == len(two)
+    for name in Examples.__dataclass_fields__:
+        assert np.array_equal(getattr(one, name), getattr(two, name), equal_nan=True), name
+    assert len(set(one.game.tolist())) == 2 * len(set((one.game % 10_000_000).tolist()))
+
+
+def test_train_script_plays_then_fits_a_network(tmp_path):
+    """experiments/train.py from the command line: `selfplay` writes its games (and a second run
+    plays none), `fit` (encoding on two processes) writes a network the searches load."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    from splendor_ai.players import make_player
+    script = Path(__file__).resolve().parents[1] / "experiments" / "train.py"
+    sp = tmp_path / "sp.jsonl"
+
+    def train_py(*args):
+        return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+
+    for played in ("2 games", "0 games"):
+        p = train_py("selfplay", "--spec", "mcts(iterations=60)", "--games", "2", "--out", str(sp))
+        assert p.returncode == 0 and f"{played} played into" in p.stdout, p.stderr
+    p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "run"), "-j", "2", "--h1", "16", "--h2", "8",
+                 "--steps", "4", "--batch", "16", "--eval-every", "2", "--held-out", "0.5")
+    assert p.returncode == 0, p.stderr
+    net = tmp_path / "run" / "net.npz"
+    assert "net.npz sha256" in p.stdout and net.exists()
+    st = State.new(2, seed=4)
+    d = make_player(f"mcts(eval='net',net='{net}',iterations=50)", seed=1).choose(st.view())
+    assert d.move in st.legal_moves and d.info.extra["eval"] == str(net)

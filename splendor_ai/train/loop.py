@@ -74,13 +74,27 @@ def cache_folder(cache_dir: Path, path) -> Path:
     return Path(cache_dir) / hashlib.sha1(str(Path(path).resolve()).encode()).hexdigest()[:16]
 
 
-def _examples(files: list[str], cache_dir: Path) -> Examples:
-    parts = []
+def _cache_one(kind: str, path: str, folder: Path) -> None:
+    cached(path, kind, folder)
+
+
+def _examples(files: list[str], cache_dir: Path, jobs: int = 1) -> Examples:
+    """The examples of `files` (self-play files, or records:PATH), each from its cache; with
+    `jobs` > 1 the files without a cache are encoded on that many processes first (on a new machine
+    encoding the repository's records takes several times as long as a training run)."""
+    sources = []
     for i, f in enumerate(files):
         kind, path = ("records", f[len("records:"):]) if f.startswith("records:") else ("selfplay", f)
-        if not Path(path).exists():
-            continue
-        ex = cached(path, kind, cache_folder(cache_dir, path))
+        if Path(path).exists():
+            sources.append((i, kind, path, cache_folder(cache_dir, path)))
+    if jobs > 1 and len(sources) > 1:
+        import concurrent.futures as cf
+        with cf.ProcessPoolExecutor(jobs) as pool:
+            for fut in [pool.submit(_cache_one, *src[1:]) for src in sources]:
+                fut.result()
+    parts = []
+    for i, kind, path, folder in sources:
+        ex = cached(path, kind, folder)
         ex.game = ex.game.astype(np.int64) + i * 10_000_000   # games of different files stay apart
         parts.append(ex)
     return Examples.concat(parts)
@@ -123,7 +137,7 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
         net_path = run_dir / "nets" / f"{tag}.npz"
         if not net_path.exists():
             window = [str(run_dir / "selfplay" / f"gen{k:03d}.jsonl") for k in range(max(0, g - settings.window + 1), g + 1)]
-            ex = _examples(list(settings.extra) + window, run_dir / "cache")
+            ex = _examples(list(settings.extra) + window, run_dir / "cache", jobs=jobs)
             tr, va = split_by_game(ex, 0.05, seed=g)
             log(f"{tag}: training on {len(tr)} positions ({len(va)} held out)")
             init = None
