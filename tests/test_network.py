@@ -251,6 +251,9 @@ def test_ship_writes_the_file_its_checksum_and_check_value(net_file, tmp_path):
     assert set(entry["check"]) == {"2p base", "3p base", "2p orient"}
     assert entry["check"]["3p base"] == check_value(net, 3, None) and len(entry["check"]["3p base"]) == 3
     assert entry["check"]["2p orient"] == check_value(net, 2, "orient")
+    # a network shipped as no game's default yet still has a check value (2-player base game)
+    other = ship(net_file, "test-net-2", {}, nets_dir=tmp_path)
+    assert other["default_for"] == {} and other["check"] == {"2p base": check_value(net, 2, None)}
 
 
 def test_shipped_networks_load_match_their_checksum_and_check_values():
@@ -271,9 +274,13 @@ def test_shipped_networks_load_match_their_checksum_and_check_values():
             module = None if module == "base" else module
             assert check_value(net, players, module) == pytest.approx(value, abs=1e-5)
             assert abs(sum(value) - 1) < 1e-4
-            assert default_network(players, module) == name
-            d = make_player("mcts(iterations=50)").choose(check_position(players, module).view())
-            assert d.info.extra["eval"] == name
+            if players in entry["default_for"].get(kind.split()[1], []):
+                assert default_network(players, module) == name
+                d = make_player("mcts(iterations=50)").choose(check_position(players, module).view())
+                assert d.info.extra["eval"] == name
+        assert entry["check"], f"{name}: no check value"
+        for module, players in entry["default_for"].items():
+            assert all(f"{p}p {module}" in entry["check"] for p in players)
 
 
 def test_mixed_leaf_values_lie_between_the_network_and_the_playouts(net_file):

@@ -225,6 +225,9 @@ def write_report(run_dir, state: dict) -> None:
     ax[2].step(xs, ys, where="post")
     ax[2].set_xlabel("hours")
     ax[2].set_title("Elo over the first best (sum of accepted gates)")
+    from matplotlib.ticker import MaxNLocator
+    for a in ax[:2]:
+        a.xaxis.set_major_locator(MaxNLocator(integer=True))   # generations are whole numbers
     fig.tight_layout()
     fig.savefig(run_dir / "training.png", dpi=90)
     plt.close(fig)
