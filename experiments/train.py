@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from splendor_ai.tournament.cli import positive_int  # noqa: E402
 from splendor_ai.train.trainer import TrainSettings  # noqa: E402
 
 
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
     sp.add_argument("--first-seed", type=int, default=0)
     sp.add_argument("--explore", type=int, default=0)
     sp.add_argument("--out", required=True)
-    sp.add_argument("-j", "--jobs", type=int, default=1)
+    sp.add_argument("-j", "--jobs", type=positive_int, default=1)
     sp.add_argument("--ray", default=None)
     fit = sub.add_parser("fit", help="train a network on data files")
     fit.add_argument("--data", nargs="+", required=True, help="self-play files, or records:PATH (globs allowed)")
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
     fit.add_argument("--init", default=None, help="start from this network's weights")
     fit.add_argument("--held-out", type=float, default=0.05)
     fit.add_argument("--cache", default=None, help="where encoded examples are cached (default OUT/cache)")
-    fit.add_argument("-j", "--jobs", type=int, default=1, help="processes encoding the data files not cached yet")
+    fit.add_argument("-j", "--jobs", type=positive_int, default=1, help="processes encoding the data files not cached yet")
     _train_args(fit)
     lp = sub.add_parser("loop", help="run generations of self-play, training and gating")
     lp.add_argument("run_dir")
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
     lp.add_argument("--gate-iterations", type=int, default=1600)
     lp.add_argument("--elo1", type=float, default=25.0)
     lp.add_argument("--seed", type=int, default=0)
-    lp.add_argument("-j", "--jobs", type=int, default=1)
+    lp.add_argument("-j", "--jobs", type=positive_int, default=1)
     lp.add_argument("--ray", default=None)
     _train_args(lp, skip=("seed",))   # each generation's training seed derives from --seed
     sh = sub.add_parser("ship", help="add a network to the package: splendor_ai/nets/NAME.npz and its index entry")

@@ -192,6 +192,8 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
     for played in ("2 games", "0 games"):
         p = train_py("selfplay", "--spec", "mcts(iterations=60)", "--games", "2", "--out", str(sp))
         assert p.returncode == 0 and f"{played} played into" in p.stdout, p.stderr
+    p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "bad"), "-j", "0")
+    assert p.returncode == 2 and "expected a positive integer, got '0'" in p.stderr and not (tmp_path / "bad").exists()
     p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "run"), "-j", "2", "--h1", "16", "--h2", "8",
                  "--steps", "4", "--batch", "16", "--eval-every", "2", "--held-out", "0.5")
     assert p.returncode == 0, p.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _features
-from ..state import State
+from ..state import Move, State
 from .reference import MAXACTIVE
 from .selfplay import read_games
 
@@ -190,13 +190,13 @@ def from_records(path, pweight: float = 0.5) -> Examples:
         for text in rec.moves:
             # the move's engine actions: a whole two-step turn (a Strongholds purchase and what
             # follows it) is one record move but not one entry of the legal-move table
-            actions = state._resolve(state.parse_move(text))[1]
+            move, actions = state._resolve(Move.parse(state._whole_text(text)))
             core = state._core.copy()
             for a in actions:
                 if len(core.legal_actions()) > 1:
                     b.add(core, core.to_move, {core.action_key(a): 1.0}, z, None, module, pweight, gi)
                 core.apply(a)
-            state.push(text)
+            state.push(move)
     return b.build()
 
 

@@ -75,6 +75,7 @@ def cache_folder(cache_dir: Path, path) -> Path:
 
 
 def _cache_one(kind: str, path: str, folder: Path) -> None:
+    """Encode one file into its cache in a worker; nothing is sent back (the parent reads the cache)."""
     cached(path, kind, folder)
 
 
