@@ -224,6 +224,7 @@ def write_report(run_dir, state: dict) -> None:
         xs.append(h["hours"])
         ys.append(total)
     ax[2].step(xs, ys, where="post")
+    ax[2].set_ylim(min(ys) - 10, max(ys) + 10)   # whole Elo, not a hair's breadth, when no gate accepted
     ax[2].set_xlabel("hours")
     ax[2].set_title("Elo over the first best (sum of accepted gates)")
     from matplotlib.ticker import MaxNLocator
