@@ -15,8 +15,11 @@ Measured, per player count:
 
 Each figure runs for at least --seconds (default 1 s; --quick: 0.2 s) of CPU time, timed with
 time.process_time (the benchmark is single-threaded, so CPU time is the time the engine ran; wall
-time would also count the time spent waiting for a core on a shared machine), in batches grown until one batch takes a tenth of that; --repeat N keeps the
-fastest of N such runs (useful on a shared machine).
+time would also count the time spent waiting for a core on a shared machine), in batches grown
+until one batch takes a tenth of that; --repeat N keeps the fastest of N such runs (useful on a
+shared machine). Each rate is the mean of the full-size batches' rates with its 95% interval
+(Student t over the batches), printed as +- the interval's half-width in percent; a ratio's
+half-width combines its two rates' relative half-widths in quadrature (an approximation).
 
     python experiments/bench_engine.py                      # 2, 3 and 4 players
     python experiments/bench_engine.py --players 2 --quick  # a fast smoke run
@@ -44,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from splendor_ai import position as pos  # noqa: E402
 from splendor_ai._engine import Core  # noqa: E402
+from splendor_ai.tournament.stats import MeanEstimate, mean_interval  # noqa: E402
 
 
 def load_model():
@@ -55,26 +59,45 @@ def load_model():
     return module
 
 
-def measure(batch, seconds: float, repeat: int = 1) -> tuple[dict, float]:
+def measure(batch, seconds: float, repeat: int = 1) -> list[tuple[dict, float]]:
     """Run batch(k) (which returns a dict of counts, the rate's count first) until `seconds` have
-    passed, doubling k while a batch takes under a tenth of the time. Returns the summed counts and
-    the elapsed time; with repeat > 1, those of the fastest of `repeat` runs."""
+    passed, doubling k while a batch takes under a tenth of the time. Returns the timed batches,
+    (counts, CPU seconds) each: those of full size (a tenth of the time or more; all of them if
+    none was); with repeat > 1, those of the fastest of `repeat` runs."""
     best = None
     for _ in range(repeat):
-        k, totals, elapsed = 1, {}, 0.0
+        k, batches, elapsed = 1, [], 0.0
         while elapsed < seconds:
             t0 = time.process_time()
             counts = batch(k)
-            dt = time.process_time() - t0
+            dt = max(time.process_time() - t0, 1e-9)
             elapsed += dt
-            for key, v in counts.items():
-                totals[key] = totals.get(key, 0) + v
+            batches.append((counts, dt))
             if dt < seconds / 10:
                 k *= 2
-        rate = next(iter(totals.values())) / elapsed
+        full = [b for b in batches if b[1] >= seconds / 10] or batches
+        rate = sum(next(iter(c.values())) for c, _ in full) / sum(dt for _, dt in full)
         if best is None or rate > best[0]:
-            best = (rate, totals, elapsed)
-    return best[1], best[2]
+            best = (rate, full)
+    return best[1]
+
+
+def rate(batches: list[tuple[dict, float]], key: str) -> MeanEstimate:
+    """The mean of the batches' rates of count `key` per second, with its 95% interval."""
+    return mean_interval([c[key] / dt for c, dt in batches])
+
+
+def total(batches: list[tuple[dict, float]], key: str) -> int:
+    return sum(c[key] for c, _ in batches)
+
+
+def rates(**figures: MeanEstimate) -> dict:
+    """{name: mean, name_95: [lower, upper] or None} of each figure."""
+    out = {}
+    for name, est in figures.items():
+        out[name] = est.mean
+        out[name + "_95"] = None if est.lower is None else [max(0.0, est.lower), est.upper]   # a rate is >= 0
+    return out
 
 
 MODULES = {"base": 0, "cities": 1, "orient": 2, "posts": 4, "strongholds": 8}  # engine flags
@@ -127,18 +150,16 @@ def bench_engine(players: int, dicts: list[dict], seconds: float, seed: int, rep
             games, turns, actions = games + g, turns + t, actions + a
         return {"games": games, "turns": turns, "actions": actions}
 
-    g, tg = measure(gen, seconds, repeat)
-    a, ta = measure(app, seconds, repeat)
-    p, tp = measure(play, seconds, repeat)
+    g = measure(gen, seconds, repeat)
+    a = measure(app, seconds, repeat)
+    p = measure(play, seconds, repeat)
     return {
-        "legal_per_s": g["n"] / tg,
-        "apply_per_s": a["n"] / ta,
-        "games_per_s": p["games"] / tp,
-        "plies_per_s": p["turns"] / tp,
-        "actions_per_s": p["actions"] / tp,
-        "plies_per_game": p["turns"] / p["games"],
-        "actions_per_ply": p["actions"] / p["turns"],
-        "games": p["games"],
+        **rates(legal_per_s=rate(g, "n"), apply_per_s=rate(a, "n"), games_per_s=rate(p, "games"),
+                plies_per_s=rate(p, "turns"), actions_per_s=rate(p, "actions")),
+        "plies_per_game": total(p, "turns") / total(p, "games"),
+        "actions_per_ply": total(p, "actions") / total(p, "turns"),
+        "games": total(p, "games"),
+        "batches": len(p),
         "avg_legal": sum(map(len, legal)) / len(legal),
     }
 
@@ -177,16 +198,15 @@ def bench_model(Model, players: int, texts: list[str], seconds: float, seed: int
             games += 1
         return {"games": games, "turns": turns}
 
-    g, tg = measure(gen, seconds, repeat)
-    a, ta = measure(app, seconds, repeat)
-    p, tp = measure(play, seconds, repeat)
+    g = measure(gen, seconds, repeat)
+    a = measure(app, seconds, repeat)
+    p = measure(play, seconds, repeat)
     return {
-        "legal_per_s": g["n"] / tg,
-        "apply_per_s": a["n"] / ta,
-        "games_per_s": p["games"] / tp,
-        "plies_per_s": p["turns"] / tp,
-        "plies_per_game": p["turns"] / p["games"],
-        "games": p["games"],
+        **rates(legal_per_s=rate(g, "n"), apply_per_s=rate(a, "n"), games_per_s=rate(p, "games"),
+                plies_per_s=rate(p, "turns")),
+        "plies_per_game": total(p, "turns") / total(p, "games"),
+        "games": total(p, "games"),
+        "batches": len(p),
         "avg_legal": sum(map(len, moves)) / len(moves),
     }
 
@@ -208,6 +228,29 @@ ROWS = [  # label, key
 ]
 
 
+def rel_half(fig: dict | None, key: str) -> float | None:
+    """The half-width of a figure's 95% interval relative to the figure (None without one)."""
+    ci = fig.get(key + "_95") if fig else None
+    return None if not ci or not fig[key] else (ci[1] - ci[0]) / 2 / fig[key]
+
+
+def with_ci(fig: dict | None, key: str) -> str:
+    """A rate with the half-width of its 95% interval in percent: "36,216,506 +-0.8%"."""
+    x = fig.get(key) if fig else None
+    r = rel_half(fig, key)
+    return fmt(x) + ("" if r is None else f" \u00b1{100 * r:.1f}%")
+
+
+def ratio_ci(a: dict | None, b: dict | None, key: str, form: str) -> str:
+    """a[key] / b[key] with an approximate 95% half-width (relative half-widths in quadrature)."""
+    x, y = (a or {}).get(key), (b or {}).get(key)
+    if not x or not y:
+        return "-"
+    ra, rb = rel_half(a, key), rel_half(b, key)
+    half = "" if ra is None or rb is None else f" \u00b1{100 * (ra * ra + rb * rb) ** 0.5:.0f}%"
+    return form.format(x / y) + half
+
+
 def table(players: int, npos: int, eng: dict, mod: dict | None, module: str = "base",
           base: dict | None = None) -> str:
     lines = [f"== {players} players" + ("" if module == "base" else f", {module}") + " ==",
@@ -216,22 +259,16 @@ def table(players: int, npos: int, eng: dict, mod: dict | None, module: str = "b
              + (f", {mod['avg_legal']:.1f} legal whole turns (model)" if mod else "") + " on average",
              f"playouts: engine {eng['plies_per_game']:.1f} plies/game, {eng['actions_per_ply']:.2f} "
              f"actions/ply ({eng['games']} games)"
-             + (f"; model {mod['plies_per_game']:.1f} plies/game ({mod['games']} games)" if mod else "")]
+             + (f"; model {mod['plies_per_game']:.1f} plies/game ({mod['games']} games)" if mod else ""),
+             "rates: the mean over timed batches, +- the half-width of its 95% interval"]
+    other, title, form = (base, "base game", "{:.2f}") if base is not None else (mod, "model", "{:,.0f}x")
+    head = f"{'measurement':<28}{'engine':>24}{title:>22}{'engine/' + ('base' if base is not None else 'model'):>18}"
     if base is not None:   # a module: its speed against the base game's
-        head = f"{'measurement':<28}{'engine':>16}{'base game':>14}{'module/base':>14}"
-        lines += [head, "-" * len(head)]
-        for label, key in ROWS:
-            e, b = eng.get(key), base.get(key)
-            ratio = f"{e / b:.2f}" if e and b else "-"
-            lines.append(f"{label:<28}{fmt(e):>16}{fmt(b):>14}{ratio:>14}")
-        return "\n".join(lines)
-    head = f"{'measurement':<28}{'engine':>16}{'model':>14}{'engine/model':>14}"
+        head = head.replace("engine/base", "module/base")
     lines += [head, "-" * len(head)]
     for label, key in ROWS:
-        e = eng.get(key)
-        m = mod.get(key) if mod else None
-        ratio = f"{e / m:,.0f}x" if e and m else "-"
-        lines.append(f"{label:<28}{fmt(e):>16}{fmt(m):>14}{ratio:>14}")
+        lines.append(f"{label:<28}{with_ci(eng, key):>24}{with_ci(other, key):>22}"
+                     f"{ratio_ci(eng, other, key, form):>18}")
     return "\n".join(lines)
 
 

@@ -29,6 +29,9 @@ Rates are per second of CPU time of the searching thread, so other processes on 
 do not lower them: for expectimax the search loop's own CPU time (`extra["nodes_per_s"]`), for
 MCTS time.thread_time around the whole `choose` call. The timed searches stop on wall time, which
 is what `s/search` shows. --repeat N keeps the fastest of N runs of each fixed-budget search.
+Each rate is the mean over the positions with its 95% interval (Student t over the positions: how
+far the mean over mid-game positions of such games could move; none with one position) and the
+range of the positions' rates.
 
     python experiments/bench_search.py                  # 2 players, 6 positions, 1 s searches
     python experiments/bench_search.py --quick          # 3 positions, 0.2 s, depths 1-2
@@ -37,7 +40,7 @@ is what `s/search` shows. --repeat N keeps the fastest of N runs of each fixed-b
 
 --modules (default: the base game only) measures each named module (the base game is `base`) on
 positions from its own greedy self-play games (`Config(players, modules=(module,))`), a table per
-module, then one table of the median rates per module with each module's rate relative to the
+module, then one table of the mean rates per module with each module's rate relative to the
 base game's (when `base` is among them).
 """
 from __future__ import annotations
@@ -57,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from splendor_ai.players import make_player  # noqa: E402
 from splendor_ai.state import MODULES, Config, State  # noqa: E402
+from splendor_ai.tournament.stats import mean_interval  # noqa: E402
 
 MODULE_CHOICES = ("base",) + tuple(MODULES)
 
@@ -144,20 +148,27 @@ def fmt(x) -> str:
 
 
 def report(rows: dict, seconds: float) -> tuple[dict, list[str]]:
-    """The table of one module's figures (and their summary dict)."""
-    lines = [f"{'search':<28}{'rate (median)':>16}{'rate (min-max)':>24}{'s/search':>10}{'depth':>8}", "-" * 86]
+    """The table of one module's figures (and their summary dict): the mean rate over the
+    positions with its 95% interval (how far the mean over mid-game positions of such games could
+    move), and the range."""
+    lines = [f"{'search':<26}{'rate (mean)':>20}{'95% interval':>26}{'min - max':>26}{'s/search':>10}{'depth':>7}",
+             "-" * 115]
     summary = {}
     for label, recs in rows.items():
         rates = [r["rate"] for r in recs]
+        est = mean_interval(rates)
         unit = "it/s" if label.startswith("mcts") else "evals/s" if label == "net evals" else "nodes/s"
         depth = [r["depth"] for r in recs if "depth" in r]
-        summary[label] = {"unit": unit, "median": statistics.median(rates), "min": min(rates), "max": max(rates),
+        summary[label] = {"unit": unit, "mean": est.mean,
+                          "ci95": None if est.lower is None else [max(0.0, est.lower), est.upper],
+                          "median": statistics.median(rates), "min": min(rates), "max": max(rates),
                           "seconds_mean": statistics.mean(r["seconds"] for r in recs),
                           "depths": depth or None, "runs": recs}
-        lines.append(f"{label:<28}{fmt(statistics.median(rates)) + ' ' + unit:>16}"
-                     f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>24}"
+        ci = "-" if est.lower is None else f"[{fmt(max(0.0, est.lower))}, {fmt(est.upper)}]"   # a rate is >= 0
+        lines.append(f"{label:<26}{fmt(est.mean) + ' ' + unit:>20}{ci:>26}"
+                     f"{fmt(min(rates)) + ' - ' + fmt(max(rates)):>26}"
                      f"{statistics.mean(r['seconds'] for r in recs):>10.3f}"
-                     f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>8}")
+                     f"{(f'{min(depth)}-{max(depth)}' if depth else ''):>7}")
     for label in [x for x in ("mcts", "mcts to-end", "mcts net") if x in rows]:
         mem = [r["memory_bytes"] for r in rows[label]]
         nodes = [r["nodes"] for r in rows[label]]
@@ -167,16 +178,16 @@ def report(rows: dict, seconds: float) -> tuple[dict, list[str]]:
 
 
 def comparison(results: dict) -> list[str]:
-    """Median rate of every search per module, and module/base when the base game was measured."""
+    """Mean rate of every search per module, and module/base when the base game was measured."""
     mods = list(results)
     labels = list(next(iter(results.values())))
     base = results.get("base")
     lines = [f"{'search':<24}" + "".join(f"{m:>14}" for m in mods), "-" * (24 + 14 * len(mods))]
     for label in labels:
-        lines.append(f"{label:<24}" + "".join(f"{fmt(results[m][label]['median']):>14}" for m in mods))
+        lines.append(f"{label:<24}" + "".join(f"{fmt(results[m][label]['mean']):>14}" for m in mods))
         if base is not None and len(mods) > 1:
             lines.append(f"{'  module/base':<24}" + "".join(
-                f"{results[m][label]['median'] / base[label]['median']:>14.2f}" for m in mods))
+                f"{results[m][label]['mean'] / base[label]['mean']:>14.2f}" for m in mods))
     return lines
 
 
@@ -214,7 +225,7 @@ def main(argv=None) -> int:
         results[module] = summary
         out_positions[module] = [v.position() for v in views]
     if len(modules) > 1:
-        print(f"\n== median rates per module ({args.players} players; mcts in it/s, expectimax in nodes/s) ==")
+        print(f"\n== mean rates per module ({args.players} players; mcts in it/s, expectimax in nodes/s) ==")
         print("\n".join(comparison(results)))
     if args.json:
         single = len(modules) == 1

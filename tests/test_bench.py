@@ -26,3 +26,10 @@ def test_bench_engine_quick(tmp_path):
     for key in ("legal_per_s", "apply_per_s", "games_per_s", "plies_per_s"):
         assert res["engine"][key] > 0 and res["model"][key] > 0
     assert res["engine"]["actions_per_s"] >= res["engine"]["plies_per_s"]
+    # every rate has its 95% interval around it (the mean of the timed batches), printed as +-x%
+    for fig in (res["engine"], res["model"], orient["engine"]):
+        for key in ("legal_per_s", "apply_per_s", "games_per_s", "plies_per_s"):
+            lo, hi = fig[key + "_95"]
+            assert 0 <= lo <= fig[key] <= hi, key
+        assert fig["batches"] >= 2
+    assert "95% interval" in proc.stdout and "\u00b1" in proc.stdout

@@ -197,3 +197,5 @@ def test_bench_search_quick(tmp_path):
         assert label in proc.stdout, label
     res = json.loads(out.read_text())["results"]
     assert res["mcts"]["median"] > 0 and res["expectimax d=1"]["median"] > 0
+    # one position: its rate is the mean, and no interval can be given
+    assert res["mcts"]["mean"] == res["mcts"]["median"] and res["mcts"]["ci95"] is None

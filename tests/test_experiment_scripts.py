@@ -326,16 +326,20 @@ def test_tournament_module_from_toml_and_sweep_per_module(tmp_path):
 
 def test_bench_search_per_module(tmp_path):
     out = tmp_path / "search.json"
-    r = subprocess.run([sys.executable, str(EXP / "bench_search.py"), "--quick", "--positions", "1", "--seconds", "0.03",
+    r = subprocess.run([sys.executable, str(EXP / "bench_search.py"), "--quick", "--positions", "2", "--seconds", "0.03",
                         "--depths", "1", "--modules", "base", "posts", "--json", str(out)],
                        capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stderr
     assert "== 2 players, the base game ==" in r.stdout and "== 2 players, posts ==" in r.stdout
-    assert "median rates per module" in r.stdout and "module/base" in r.stdout
+    assert "mean rates per module" in r.stdout and "module/base" in r.stdout
     res = json.loads(out.read_text())
     assert res["modules"] == ["base", "posts"]
     assert res["results"]["posts"]["mcts"]["median"] > 0 and res["results"]["posts"]["mcts to-end"]["median"] > 0
     assert res["results"]["posts"]["expectimax d=1"]["median"] > 0
+    for fig in res["results"]["posts"].values():   # two positions: the mean and its 95% interval
+        rates = [run["rate"] for run in fig["runs"]]
+        assert len(rates) == 2 and fig["mean"] == pytest.approx(sum(rates) / 2)
+        assert 0 <= fig["ci95"][0] <= fig["mean"] <= fig["ci95"][1]
 
 
 def test_move_agreement(tmp_path):

@@ -16,7 +16,7 @@ from splendor_ai.tournament import (ExperimentError, Settings, deals, outcome, r
 from splendor_ai.tournament.games import Game, offender, play
 from splendor_ai.tournament.outcomes import mean_ranks
 from splendor_ai.tournament.specs import split_list, with_param
-from splendor_ai.tournament.stats import elo, elo_from_score, los, score_from_elo, sprt, wilson
+from splendor_ai.tournament.stats import elo, elo_from_score, los, mean_interval, score_from_elo, sprt, wilson
 from splendor_ai.tournament.summary import pair, players_table, plackett_luce, sprt_sequence, wdl
 
 TIMING = ("date", "seconds", "max_move_seconds")
@@ -75,6 +75,25 @@ def test_wilson_known_values():
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_mean_interval_known_values():
+    # 1..5: mean 3, sd sqrt(2.5); t(0.975, 4) = 2.776445 (tables): half-width 2.776445 * sqrt(2.5 / 5)
+    est = mean_interval([5, 1, 4, 2, 3])
+    assert (est.n, est.mean) == (5, 3.0)
+    assert (est.lower, est.upper) == pytest.approx((3 - 1.963243, 3 + 1.963243), abs=1e-6)
+    assert est.half_width == pytest.approx(1.963243, abs=1e-6)
+    assert est.to_json() == {"n": 5, "mean": 3.0, "ci95": [est.lower, est.upper]}
+    # two measurements: t(0.975, 1) = 12.7062; equal ones: a zero-width interval
+    est = mean_interval([10, 12])
+    assert (est.lower, est.upper) == pytest.approx((11 - 12.706205, 11 + 12.706205), abs=1e-5)
+    assert mean_interval([7.5, 7.5, 7.5]).to_json() == {"n": 3, "mean": 7.5, "ci95": [7.5, 7.5]}
+    # 90%: t(0.95, 4) = 2.131847
+    assert mean_interval([5, 1, 4, 2, 3], 0.90).upper == pytest.approx(3 + 2.131847 * math.sqrt(0.5), abs=1e-6)
+    one = mean_interval([4.0])
+    assert (one.mean, one.lower, one.upper, one.half_width) == (4.0, None, None, None)
+    with pytest.raises(ValueError, match="at least one"):
+        mean_interval([])
 
 
 def test_sprt_decisions_on_constructed_data():

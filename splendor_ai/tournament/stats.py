@@ -15,6 +15,10 @@ Two players (from wins W, draws D, losses L of A against B; a shared win counts 
 
 Three or four players: win rates with Wilson score intervals (the number of wins may be
 fractional: shared wins and draws give shares).
+
+Rates (the benchmarks): the mean of n measurements with the Student-t 95% interval of the mean,
+mean +- t(0.975, n - 1) * sd / sqrt(n); it says how far the mean of these measurements could
+move, not the spread of single ones.
 """
 from __future__ import annotations
 
@@ -88,6 +92,39 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    n: int
+    mean: float
+    lower: float | None   # None with fewer than two measurements
+    upper: float | None
+
+    @property
+    def half_width(self) -> float | None:
+        if self.lower is None or self.upper is None:
+            return None
+        return (self.upper - self.lower) / 2
+
+    def to_json(self) -> dict:
+        return {"n": self.n, "mean": self.mean, "ci95": None if self.lower is None else [self.lower, self.upper]}
+
+
+def mean_interval(xs, confidence: float = 0.95) -> MeanEstimate:
+    """The mean of `xs` (at least one number) with its Student-t interval (no interval for one)."""
+    xs = [float(x) for x in xs]
+    if not xs:
+        raise ValueError("mean_interval needs at least one measurement")
+    n = len(xs)
+    mean = math.fsum(xs) / n
+    if n < 2:
+        return MeanEstimate(n, mean, None, None)
+    # the experiments extra (scipy ships no type information); imported here so the core does not need it
+    from scipy.stats import t  # type: ignore[import-untyped]
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
+    half = float(t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+    return MeanEstimate(n, mean, mean - half, mean + half)
 
 
 @dataclass(frozen=True)
