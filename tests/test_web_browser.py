@@ -14,8 +14,6 @@ Set SPLENDOR_SCREENSHOTS=DIR to also write the README's screenshots there
 """
 import os
 import re
-import socket
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -26,13 +24,11 @@ CHROMIUM = "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-import uvicorn  # noqa: E402
 from playwright import sync_api  # noqa: E402
 
 from splendor_ai import CARDS, NOBLES, State  # noqa: E402
 from splendor_ai.records import GameRecord  # noqa: E402
-from splendor_ai.interfaces.web.app import create_app  # noqa: E402
-from splendor_ai.interfaces.web.games import GameManager  # noqa: E402
+from live_server import live_server  # noqa: E402
 
 FAST_AI = "mcts(iterations=30)"
 SHOTS = os.environ.get("SPLENDOR_SCREENSHOTS")
@@ -42,20 +38,8 @@ SHOTS = os.environ.get("SPLENDOR_SCREENSHOTS")
 
 @pytest.fixture(scope="module")
 def server():
-    manager = GameManager(workers=4)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(manager), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < end, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", manager
-    srv.should_exit = True
-    thread.join(10)
+    with live_server(workers=4) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,14 @@ the scheduler's budget. At the end nothing is lost: every game is there, listed 
 every AI made its move, and every search's resources are returned.
 """
 import os
-import socket
 import threading
 import time
 
 import pytest
 
 import httpx  # noqa: E402
-import uvicorn  # noqa: E402
 
-from splendor_ai.interfaces.web.app import create_app  # noqa: E402
-from splendor_ai.interfaces.web.games import GameManager  # noqa: E402
+from live_server import live_server  # noqa: E402
 
 CLIENTS = 5
 GAMES_PER_CLIENT = 20
@@ -40,20 +37,8 @@ def rss() -> int:
 
 @pytest.fixture
 def server():
-    manager = GameManager(workers=2)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(manager), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < end, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", manager
-    srv.should_exit = True
-    thread.join(10)
+    with live_server(workers=2) as running:
+        yield running
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc to read resident memory")
