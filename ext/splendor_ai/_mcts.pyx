@@ -130,7 +130,7 @@ cdef uint64_t prior_key(const State* s) noexcept nogil:
     cdef const char* base = <const char*>s
     cdef const char* after_p = <const char*>&s.p[MAXP]
     memcpy(p, s.p, sizeof(p))
-    for i in range(s.nplayers):
+    for i in range(min(s.nplayers, MAXP)):   # nplayers <= MAXP always; the bound tells the compiler
         if i != s.to_move:
             for j in range(MAXRES):
                 if p[i].res_deck[j] >= 0:
@@ -441,7 +441,7 @@ cdef class Search:
         cdef int n, i, j, k, t, depth = 0, best, mover
         cdef int32_t node, ch, created
         cdef const int32_t* kid
-        cdef float q, u, bestu, wsum, fpu, cn
+        cdef float q, u, bestu, wsum, fpu = 0, cn   # fpu: set before use
         cdef double sq_new
         cdef int nsum
         cdef Node* nd

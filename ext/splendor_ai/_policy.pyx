@@ -150,7 +150,7 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
     cdef int i, c, j, lv, sl, card, gems, bonuses, best, sf
     cdef float res, phase
     cdef float wph[NWEIGHTS]
-    cdef const float* w = wt.w
+    cdef const float* w = <const float*>wt.w
     cdef const Player* p
     if wt.phased:
         # the terms' worth changes as the game nears its end (points count more, discounts less:
