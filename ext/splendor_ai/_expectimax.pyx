@@ -770,7 +770,7 @@ cdef class Search:
         1 if the deadline stopped it."""
         cdef State s
         cdef float v[MAXP]
-        cdef float alpha, lo = 0, total, U = self.bound, L = -self.bound   # lo: set before use (paranoid)
+        cdef float alpha, lo = 0, total, U = self.bound, L = -self.bound   # lo: set before use (in the paranoid branch)
         cdef float top[MAXTOP]      # the best values so far, best first
         cdef int w, i, m, q, j, nw = self.nworlds, ntop = 0, k = self.root_exact
         cdef long before

@@ -101,15 +101,6 @@ class MeanEstimate:
     lower: float | None   # None with fewer than two measurements
     upper: float | None
 
-    @property
-    def half_width(self) -> float | None:
-        if self.lower is None or self.upper is None:
-            return None
-        return (self.upper - self.lower) / 2
-
-    def to_json(self) -> dict:
-        return {"n": self.n, "mean": self.mean, "ci95": None if self.lower is None else [self.lower, self.upper]}
-
 
 def mean_interval(xs, confidence: float = 0.95) -> MeanEstimate:
     """The mean of `xs` (at least one number) with its Student-t interval (no interval for one)."""
