@@ -257,6 +257,12 @@ def test_ship_writes_the_file_its_checksum_and_check_value(net_file, tmp_path):
     # a network shipped as no game's default yet still has a check value (2-player base game)
     other = ship(net_file, "test-net-2", {}, nets_dir=tmp_path)
     assert other["default_for"] == {} and other["check"] == {"2p base": check_value(net, 2, None)}
+    # a new default for a game takes it over: the older network keeps its other games and its checks
+    ship(net_file, "test-net-3", {"orient": [2], "base": [3]}, nets_dir=tmp_path)
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index["networks"]["test-net"]["default_for"] == {"base": [2]}
+    assert set(index["networks"]["test-net"]["check"]) == {"2p base", "3p base", "2p orient"}
+    assert index["networks"]["test-net-3"]["default_for"] == {"orient": [2], "base": [3]}
 
 
 def test_shipped_networks_load_match_their_checksum_and_check_values():

@@ -36,7 +36,8 @@ def check_value(net, players: int, module: str | None) -> list[float]:
 def ship(src, name: str, default_for: dict[str, list[int]], data: list[str] | None = None,
          nets_dir: Path | None = None) -> dict:
     """Copy network file `src` into the package as `name` (its meta's name and, when given, its
-    data description replaced), and write its index entry; returns the entry."""
+    data description replaced), and write its index entry, making it the only default of the games
+    in `default_for`; returns the entry."""
     from .. import _net
     nets = Path(nets_dir or _nets_dir())
     nets.mkdir(parents=True, exist_ok=True)
@@ -53,6 +54,13 @@ def ship(src, name: str, default_for: dict[str, list[int]], data: list[str] | No
     entry = {"file": f"{name}.npz", "sha256": digest, "default_for": default_for, "check": checks}
     index_path = nets / "index.json"
     index: dict[str, Any] = json.loads(index_path.read_text()) if index_path.exists() else {"format": INDEX_FORMAT, "networks": {}}
+    # a game has one default network: the new one takes it over from any other (whose check
+    # values stay, still true of its file)
+    for other_name, other in index["networks"].items():
+        if other_name == name:
+            continue
+        kept = {m: [p for p in ps if p not in default_for.get(m, [])] for m, ps in other["default_for"].items()}
+        other["default_for"] = {m: ps for m, ps in kept.items() if ps}
     index["networks"][name] = entry
     tmp = index_path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
