@@ -161,6 +161,23 @@ def test_generation_loop_runs_and_resumes(tmp_path):
         run_loop(tmp_path, LoopSettings(games=3), 3, progress=False, log=lambda *a: None)
 
 
+def test_loop_report_gives_each_gate_in_its_own_terms(tmp_path):
+    """A 2-player gate reads W-D-L and Elo; a 3-4 player gate, which has neither, its win share
+    against copies of the best and the level (it once read None-None-None)."""
+    from splendor_ai.train.loop import gate_text, write_report
+    two = {"players": 2, "games": 6, "wins": 3, "draws": 1, "losses": 2, "elo": 58.5, "elo_95": [-120.0, 260.0], "accept": False}
+    three = {"players": 3, "games": 300, "score": 101 / 300, "score_95": [0.2856, 0.3919], "level": 1 / 3, "accept": False}
+    assert gate_text(two) == "3-1-2, Elo 58.5 [-120.0, 260.0]"
+    assert gate_text(three) == "300 games, share 33.7% [28.6, 39.2], level 33.3%"
+    (tmp_path / "run.json").write_text("{}")
+    losses = {"val_value": 1.004, "val_policy": 2.046}
+    state = {"best": "start.npz", "history": [{"generation": 0, "gate": three, "losses": losses, "positions": 10, "hours": 0.5}]}
+    write_report(tmp_path, state)
+    report = (tmp_path / "report.md").read_text()
+    assert "| 0 | 10 | 1.0040 | 2.0460 | 300 games, share 33.7% [28.6, 39.2], level 33.3% | no | 0.5 |" in report
+    assert "None" not in report and (tmp_path / "training.png").stat().st_size > 0
+
+
 def test_examples_encoded_on_processes_equal_those_of_one(selfplay_file, tmp_path):
     """The examples of several files encoded on two processes (then read from their caches) are
     those encoded one file after the other."""

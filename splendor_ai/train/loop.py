@@ -169,8 +169,7 @@ def run_loop(run_dir, settings: LoopSettings, generations: int, start: str | Non
                                  "losses": losses, "positions": positions, "hours": round(state["seconds"] / 3600, 3)})
         if res["accept"]:
             state["best"] = cand
-        log(f"{tag}: {'accepted' if res['accept'] else 'rejected'} ({res.get('wins')}-{res.get('draws')}-"
-            f"{res.get('losses')}, Elo {res.get('elo')})")
+        log(f"{tag}: {'accepted' if res['accept'] else 'rejected'} ({gate_text(res)})")
         state["generation"] = g + 1
         _write_json(state_path, state)
         write_report(run_dir, state)
@@ -186,13 +185,26 @@ def _count_time(state: dict, state_path: Path, t0: float) -> float:
     return now
 
 
+def gate_text(gt: dict) -> str:
+    """A gate's result in words: W-D-L and Elo at 2 players, the candidate's win share against
+    copies of the best at 3-4 players (where a gate has no W-D-L)."""
+    from ..tournament.stats import elo_json
+    if gt.get("players", 2) > 2:
+        lo, hi = gt.get("score_95") or [None, None]
+        if gt.get("score") is None:
+            return "no games"
+        return (f"{gt['games']} games, share {100 * gt['score']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}], "
+                f"level {100 * gt['level']:.1f}%")
+    e95 = gt.get("elo_95") or [None, None]
+    return (f"{gt.get('wins')}-{gt.get('draws')}-{gt.get('losses')}, Elo {elo_json(gt.get('elo'))} "
+            f"[{elo_json(e95[0])}, {elo_json(e95[1])}]")
+
+
 def write_report(run_dir, state: dict) -> None:
     """report.md and plots of a run folder: losses, gating Elo per generation, strength vs hours."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from ..tournament.stats import elo_json
 
     run_dir = Path(run_dir)
     hist = state["history"]
@@ -207,40 +219,49 @@ def write_report(run_dir, state: dict) -> None:
     ax[0].set_xlabel("generation")
     ax[0].set_title("losses")
     ax[0].legend()
-    elos = [h["gate"].get("elo") for h in hist]
-    lo = [h["gate"].get("elo_95", [None, None])[0] for h in hist]
-    hi = [h["gate"].get("elo_95", [None, None])[1] for h in hist]
+    multi = any(h["gate"].get("players", 2) > 2 for h in hist)
+    if multi:   # 3-4 players: the candidate's win share against copies of the best, and its level
+        elos = [None if h["gate"].get("score") is None else 100 * h["gate"]["score"] for h in hist]
+        lo = [100 * (h["gate"].get("score_95") or [np.nan, np.nan])[0] for h in hist]
+        hi = [100 * (h["gate"].get("score_95") or [np.nan, np.nan])[1] for h in hist]
+        level = 100 * hist[0]["gate"].get("level", 0.0)
+    else:
+        elos = [h["gate"].get("elo") for h in hist]
+        lo = [h["gate"].get("elo_95", [None, None])[0] for h in hist]
+        hi = [h["gate"].get("elo_95", [None, None])[1] for h in hist]
+        level = 0.0
     ok = [i for i, e in enumerate(elos) if e is not None and lo[i] is not None and np.isfinite(lo[i]) and np.isfinite(hi[i])]
     if ok:
         ax[1].errorbar([gens[i] for i in ok], [elos[i] for i in ok],
                        yerr=[[elos[i] - lo[i] for i in ok], [hi[i] - elos[i] for i in ok]], fmt="o", capsize=3)
-    ax[1].axhline(0, color="grey", lw=0.5)
+    ax[1].axhline(level, color="grey", lw=0.5)
     ax[1].set_xlabel("generation")
-    ax[1].set_title("candidate vs best (Elo, 95%)")
+    ax[1].set_title("candidate's win share vs copies of the best (%, 95%)" if multi else "candidate vs best (Elo, 95%)")
     total, xs, ys = 0.0, [0.0], [0.0]
     for h in hist:
-        if h["gate"].get("accept") and h["gate"].get("elo") is not None and np.isfinite(h["gate"]["elo"]):
+        if multi:   # a 3-4 player gate has a win share, no Elo: count the accepted generations
+            total += 1.0 if h["gate"].get("accept") else 0.0
+        elif h["gate"].get("accept") and h["gate"].get("elo") is not None and np.isfinite(h["gate"]["elo"]):
             total += h["gate"]["elo"]
         xs.append(h["hours"])
         ys.append(total)
     ax[2].step(xs, ys, where="post")
-    ax[2].set_ylim(min(ys) - 10, max(ys) + 10)   # whole Elo, not a hair's breadth, when no gate accepted
+    pad = 1 if multi else 10     # a whole unit, not a hair's breadth, when no gate accepted
+    ax[2].set_ylim(min(ys) - pad, max(ys) + pad)
     ax[2].set_xlabel("hours")
-    ax[2].set_title("Elo over the first best (sum of accepted gates)")
+    ax[2].set_title("generations accepted" if multi else "Elo over the first best (sum of accepted gates)")
     from matplotlib.ticker import MaxNLocator
     for a in ax[:2]:
         a.xaxis.set_major_locator(MaxNLocator(integer=True))   # generations are whole numbers
     fig.tight_layout()
     fig.savefig(run_dir / "training.png", dpi=90)
     plt.close(fig)
-    rows = ["| gen | positions | value loss | policy loss | gate W-D-L | Elo [95%] | accepted | hours |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| gen | positions | value loss | policy loss | gate | accepted | hours |",
+            "|---|---|---|---|---|---|---|"]
     for h in hist:
         gt = h["gate"]
-        e95 = gt.get("elo_95") or [None, None]
         rows.append(f"| {h['generation']} | {h.get('positions', '')} | {_f(h['losses'], 'val_value')} | {_f(h['losses'], 'val_policy')} | "
-                    f"{gt.get('wins')}-{gt.get('draws')}-{gt.get('losses')} | {elo_json(gt.get('elo'))} "
-                    f"[{elo_json(e95[0])}, {elo_json(e95[1])}] | {'yes' if gt.get('accept') else 'no'} | {h['hours']} |")
+                    f"{gate_text(gt)} | {'yes' if gt.get('accept') else 'no'} | {h['hours']} |")
     settings = json.loads((run_dir / "run.json").read_text())
     text = [f"# Training run `{run_dir.name}`", "",
             f"Settings (run.json): {json.dumps(settings)}", "",
