@@ -175,7 +175,7 @@ def check_sprt(elo0, elo1, alpha, beta) -> None:
             raise ExperimentError(f"SPRT {name} must be in (0, 0.5), got {v}")
 
 
-def elo_json(x: float):
+def elo_json(x: float | None):
     """An Elo value for JSON: a number rounded to 0.1, "+inf" / "-inf" for a 100% / 0% score,
     null when there were no games."""
     if isinstance(x, float) and math.isinf(x):
