@@ -221,19 +221,19 @@ def write_report(run_dir, state: dict) -> None:
     ax[0].legend()
     multi = any(h["gate"].get("players", 2) > 2 for h in hist)
     if multi:   # 3-4 players: the candidate's win share against copies of the best, and its level
-        elos = [None if h["gate"].get("score") is None else 100 * h["gate"]["score"] for h in hist]
+        points = [None if h["gate"].get("score") is None else 100 * h["gate"]["score"] for h in hist]
         lo = [100 * (h["gate"].get("score_95") or [np.nan, np.nan])[0] for h in hist]
         hi = [100 * (h["gate"].get("score_95") or [np.nan, np.nan])[1] for h in hist]
         level = 100 * hist[0]["gate"].get("level", 0.0)
     else:
-        elos = [h["gate"].get("elo") for h in hist]
+        points = [h["gate"].get("elo") for h in hist]
         lo = [h["gate"].get("elo_95", [None, None])[0] for h in hist]
         hi = [h["gate"].get("elo_95", [None, None])[1] for h in hist]
         level = 0.0
-    ok = [i for i, e in enumerate(elos) if e is not None and lo[i] is not None and np.isfinite(lo[i]) and np.isfinite(hi[i])]
+    ok = [i for i, e in enumerate(points) if e is not None and lo[i] is not None and np.isfinite(lo[i]) and np.isfinite(hi[i])]
     if ok:
-        ax[1].errorbar([gens[i] for i in ok], [elos[i] for i in ok],
-                       yerr=[[elos[i] - lo[i] for i in ok], [hi[i] - elos[i] for i in ok]], fmt="o", capsize=3)
+        ax[1].errorbar([gens[i] for i in ok], [points[i] for i in ok],
+                       yerr=[[points[i] - lo[i] for i in ok], [hi[i] - points[i] for i in ok]], fmt="o", capsize=3)
     ax[1].axhline(level, color="grey", lw=0.5)
     ax[1].set_xlabel("generation")
     ax[1].set_title("candidate's win share vs copies of the best (%, 95%)" if multi else "candidate vs best (Elo, 95%)")
