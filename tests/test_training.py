@@ -132,6 +132,26 @@ def test_torch_model_exports_the_compiled_network():
         assert np.allclose(pv, rel, atol=1e-5) and np.allclose(p[0, keys].numpy(), logits, atol=1e-4)
 
 
+def test_a_narrower_network_widens_to_the_same_function():
+    torch.manual_seed(1)
+    narrow = Net(16, 8)
+    with torch.no_grad():
+        for p in narrow.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    from splendor_ai.train.trainer import load_arrays
+    wide = Net(32, 24)
+    load_arrays(wide, narrow.export())
+    a, b = _net.Network(narrow.export()), _net.Network(wide.export())
+    assert b.hidden == (32, 24)
+    for core in random_positions(2, None, seed=7, count=5):
+        keys = sorted({core.action_key(x) for x in core.legal_actions()})
+        (va, pa), (vb, pb) = a.evaluate(core, keys), b.evaluate(core, keys)
+        assert np.allclose(va, vb, atol=1e-5) and np.allclose(pa, pb, atol=1e-5)
+    assert wide.export()["w1"][:, 16:].any()      # the new units have inputs to grow from
+    with pytest.raises(ValueError, match="does not fit"):
+        load_arrays(Net(8, 8), narrow.export())
+
+
 def test_interrupted_training_equals_uninterrupted(selfplay_file, tmp_path):
     ex = from_selfplay(selfplay_file)
     tr, va = split_by_game(ex, 0.3)

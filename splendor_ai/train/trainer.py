@@ -137,17 +137,26 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
 
 
 def load_arrays(model: Net, arrays: dict) -> None:
-    """Set a model's weights from exported arrays (the compiled layout)."""
+    """Set a model's weights from exported arrays (the compiled layout). Arrays of a narrower
+    network (hidden layers h1' <= h1, h2' <= h2) fill the leading units, and the extra units keep
+    their random input weights with zero output weights: the widened model computes exactly what the
+    narrower network did, and training grows the new units from there (a function-preserving
+    widening, as Net2Net's)."""
     t = lambda a: torch.from_numpy(np.asarray(a, np.float32))   # noqa: E731
+    a1, a2 = np.asarray(arrays["w2"]).shape
+    if a1 > model.h1 or a2 > model.h2:
+        raise ValueError(f"a {a1}x{a2} network does not fit a {model.h1}x{model.h2} model")
     with torch.no_grad():
-        model.emb.weight.copy_(t(arrays["w1"]))
-        model.b1.copy_(t(arrays["b1"]))
-        model.fc2.weight.copy_(t(arrays["w2"]).T)
-        model.fc2.bias.copy_(t(arrays["b2"]))
-        model.value.weight.copy_(t(arrays["wv"]))
-        model.value.bias.copy_(t(arrays["bv"]))
-        model.policy.weight.copy_(t(arrays["wp"]))
-        model.policy.bias.copy_(t(arrays["bp"]))
+        model.emb.weight[:, :a1].copy_(t(arrays["w1"]))
+        model.b1.zero_()
+        model.b1[:a1].copy_(t(arrays["b1"]))
+        model.fc2.weight[:, a1:].zero_()
+        model.fc2.weight[:a2, :a1].copy_(t(arrays["w2"]).T)
+        model.fc2.bias[:a2].copy_(t(arrays["b2"]))
+        for head, w, b in ((model.value, "wv", "bv"), (model.policy, "wp", "bp")):
+            head.weight.zero_()
+            head.weight[:, :a2].copy_(t(arrays[w]))
+            head.bias.copy_(t(arrays[b]))
 
 
 def plot_history(history: list[dict], path) -> None:
