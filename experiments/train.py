@@ -4,14 +4,17 @@
     python experiments/train.py fit --data sp.jsonl records:experiments/results/x/games.jsonl --out runs/net0
     python experiments/train.py loop runs/loop2p --generations 10 --start runs/net0/net.npz -j 2
     python experiments/train.py ship runs/net0/net.npz --name net2p-base-1 --default-for 2:base
+    python experiments/train.py evaluate net-2p-base-2 runs/net0/net.npz --data test.jsonl
 
 `selfplay` plays games into a self-play file (resumable: the seeds already there are skipped).
 `fit` trains one network on data files (self-play files, or game records as records:PATH) into a
 folder: checkpoint (resumable), history.json, losses.png, held_out.json, net.npz. `ship` adds a network to the package
 (splendor_ai/nets: the file, its SHA-256 and check value in index.json, the games it is the
-default for); its model card is written beside it. `loop` runs generations of self-play, training
-and gating in a run folder (resumable; report.md and training.png there). Every command takes
-`--ray ADDRESS` to play its games on a Ray cluster instead of local processes.
+default for); its model card is written beside it. `evaluate` gives networks' value and policy
+cross-entropies on fixed data, by kind of game (the outcome as value target), to compare networks
+on games none was trained on. `loop` runs generations of self-play, training
+and gating in a run folder (resumable; report.md and training.png there). The commands that play games take
+`--ray ADDRESS` to play them on a Ray cluster instead of local processes.
 """
 from __future__ import annotations
 
@@ -93,6 +96,10 @@ def main(argv=None) -> int:
     sh.add_argument("--default-for", nargs="+", default=[], metavar="PLAYERS:MODULE",
                     help="the games it becomes the default for, e.g. 2:base (base or a module name)")
     sh.add_argument("--data", nargs="+", default=None, help="its training data as the model card describes it")
+    ev = sub.add_parser("evaluate", help="networks' held-out losses on fixed data (the outcome as value target)")
+    ev.add_argument("nets", nargs="+", help="network files or shipped names")
+    ev.add_argument("--data", nargs="+", required=True, help="self-play files, or records:PATH (globs allowed)")
+    ev.add_argument("--cache", default=None, help="where encoded examples are cached (default: none kept)")
     args = ap.parse_args(argv)
 
     if args.cmd == "selfplay":
@@ -124,6 +131,29 @@ def main(argv=None) -> int:
             plot_history(hist, out / "losses.png")
         digest = save_network(out / "net.npz", model.export(), meta)
         print(json.dumps(hist[-1] if hist else {}), f"\nnet.npz sha256 {digest}")
+    elif args.cmd == "evaluate":
+        import tempfile
+
+        import numpy as np
+        from splendor_ai.players.network import network_file, read_network
+        from splendor_ai.train.loop import _examples
+        from splendor_ai.train.model import Net
+        from splendor_ai.train.trainer import TrainSettings, evaluate_by_kind, load_arrays
+        from splendor_ai.errors import ConfigError
+        try:    # every network checked before the data is encoded
+            nets = {name: read_network(network_file(name))[0] for name in args.nets}
+        except ConfigError as e:
+            ap.error(str(e))
+        files = _expand(args.data)
+        with tempfile.TemporaryDirectory() as tmp:
+            ex = _examples(files, Path(args.cache or tmp))
+        rows = np.arange(len(ex), dtype=np.int64)
+        for name, arrays in nets.items():
+            model = Net(*arrays["w2"].shape)
+            load_arrays(model, arrays)
+            for kind, v in evaluate_by_kind(model, ex, rows, TrainSettings()).items():
+                print(f"{name} {kind}: value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}  "
+                      f"({v['positions']} positions)")
     elif args.cmd == "ship":
         from splendor_ai.train.ship import ship
         default_for: dict[str, list[int]] = {}

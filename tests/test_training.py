@@ -239,3 +239,16 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
     st = State.new(2, seed=4)
     d = make_player(f"mcts(eval='net',net='{net}',iterations=50)", seed=1).choose(st.view())
     assert d.move in st.legal_moves and d.info.extra["eval"] == str(net)
+    # `evaluate`: the fitted network's losses on the games, as the trainer computes them
+    p = train_py("evaluate", str(net), "--data", str(sp))
+    assert p.returncode == 0, p.stderr
+    from splendor_ai.players.network import read_network
+    from splendor_ai.train.trainer import evaluate_by_kind, load_arrays
+    ex = from_selfplay(sp)
+    model = Net(16, 8)
+    load_arrays(model, read_network(net)[0])
+    v = evaluate_by_kind(model, ex, np.arange(len(ex)), TrainSettings())["2p base"]
+    assert p.stdout.strip() == (f"{net} 2p base: value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}  "
+                                f"({v['positions']} positions)")
+    p = train_py("evaluate", "net-9p-none", "--data", str(sp))
+    assert p.returncode == 2 and "unknown network 'net-9p-none'" in p.stderr

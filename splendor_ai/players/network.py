@@ -105,9 +105,8 @@ def read_network(path) -> tuple[dict, dict]:
     return arrays, meta
 
 
-@lru_cache(maxsize=16)
-def load_network(name: str) -> "_net.Network":
-    """A shipped network by name (its checksum verified), or a network file by path."""
+def network_file(name: str) -> Path:
+    """The file of a shipped network by name (its checksum verified), or a network file by path."""
     entries = shipped()
     if name in entries:
         path = _nets_dir() / entries[name]["file"]
@@ -115,12 +114,17 @@ def load_network(name: str) -> "_net.Network":
         if digest != entries[name]["sha256"]:
             raise ConfigError(f"network {name}: checksum {digest[:12]}... does not match the index "
                               f"({entries[name]['sha256'][:12]}...): the file is damaged")
-    elif name.endswith(".npz") and Path(name).exists():
-        path = Path(name)
-    else:
-        known = ", ".join(sorted(entries)) or "none shipped"
-        raise ConfigError(f"unknown network {name[:100]!r}: give a shipped name ({known}) or a path to a .npz file")
-    arrays, meta = read_network(path)
+        return path
+    if name.endswith(".npz") and Path(name).exists():
+        return Path(name)
+    known = ", ".join(sorted(entries)) or "none shipped"
+    raise ConfigError(f"unknown network {name[:100]!r}: give a shipped name ({known}) or a path to a .npz file")
+
+
+@lru_cache(maxsize=16)
+def load_network(name: str) -> "_net.Network":
+    """A shipped network by name (its checksum verified), or a network file by path."""
+    arrays, meta = read_network(network_file(name))
     try:
         net = _net.Network(arrays)
     except ValueError as e:
