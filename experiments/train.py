@@ -12,8 +12,8 @@ folder: checkpoint (resumable), history.json, losses.png, held_out.json, net.npz
 (splendor_ai/nets: the file, its SHA-256 and check value in index.json, the games it is the
 default for); its model card is written beside it. `evaluate` gives networks' value and policy
 cross-entropies on fixed data, by kind of game (the outcome as value target), to compare networks
-on games none was trained on. `loop` runs generations of self-play, training
-and gating in a run folder (resumable; report.md and training.png there). The commands that play games take
+on games none was trained on. `loop` runs generations of self-play, training and gating in a run
+folder (resumable; report.md and training.png there). The commands that play games take
 `--ray ADDRESS` to play them on a Ray cluster instead of local processes.
 """
 from __future__ import annotations
@@ -147,6 +147,8 @@ def main(argv=None) -> int:
         files = _expand(args.data)
         with tempfile.TemporaryDirectory() as tmp:
             ex = _examples(files, Path(args.cache or tmp))
+        if not len(ex):
+            ap.error(f"no positions in --data {' '.join(args.data)[:200]}")
         rows = np.arange(len(ex), dtype=np.int64)
         for name, arrays in nets.items():
             model = Net(*arrays["w2"].shape)

@@ -252,3 +252,5 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
                                 f"({v['positions']} positions)")
     p = train_py("evaluate", "net-9p-none", "--data", str(sp))
     assert p.returncode == 2 and "unknown network 'net-9p-none'" in p.stderr
+    p = train_py("evaluate", str(net), "--data", str(tmp_path / "none.jsonl"))
+    assert p.returncode == 2 and "no positions in --data" in p.stderr
