@@ -135,16 +135,22 @@ def main(argv=None) -> int:
         import tempfile
 
         import numpy as np
-        from splendor_ai.players.network import network_file, read_network
+        from splendor_ai.errors import ConfigError
+        from splendor_ai.players.network import load_network, network_file, read_network
         from splendor_ai.train.loop import _examples
         from splendor_ai.train.model import Net
         from splendor_ai.train.trainer import TrainSettings, evaluate_by_kind, load_arrays
-        from splendor_ai.errors import ConfigError
-        try:    # every network checked before the data is encoded
-            nets = {name: read_network(network_file(name))[0] for name in args.nets}
+        nets = {}
+        try:    # every network checked (shapes too, by loading it) before the data is encoded
+            for name in args.nets:
+                load_network(name)
+                nets[name] = read_network(network_file(name))[0]
         except ConfigError as e:
             ap.error(str(e))
         files = _expand(args.data)
+        missing = [f for f in files if not Path(f.removeprefix("records:")).is_file()]
+        if missing:
+            ap.error(f"no such data file: {', '.join(missing)[:200]}")
         with tempfile.TemporaryDirectory() as tmp:
             ex = _examples(files, Path(args.cache or tmp))
         if not len(ex):

@@ -110,12 +110,18 @@ def test_examples_from_records_replay_two_step_turns(tmp_path):
     assert len(ex) == decisions and set(ex.module.tolist()) == {4}
 
 
-def test_torch_model_exports_the_compiled_network():
-    torch.manual_seed(0)
-    model = Net(32, 16)
+def _random_net(h1: int, h2: int, seed: int) -> Net:
+    """A model whose every weight is random (biases and output layers too, not left at zero)."""
+    torch.manual_seed(seed)
+    model = Net(h1, h2)
     with torch.no_grad():
         for p in model.parameters():
             p.add_(torch.randn_like(p) * 0.1)
+    return model
+
+
+def test_torch_model_exports_the_compiled_network():
+    model = _random_net(32, 16, seed=0)
     arrays = model.export()
     net = _net.Network(arrays)
     from splendor_ai.train.dataset import _Builder
@@ -133,11 +139,7 @@ def test_torch_model_exports_the_compiled_network():
 
 
 def test_a_narrower_network_widens_to_the_same_function():
-    torch.manual_seed(1)
-    narrow = Net(16, 8)
-    with torch.no_grad():
-        for p in narrow.parameters():
-            p.add_(torch.randn_like(p) * 0.1)
+    narrow = _random_net(16, 8, seed=1)
     from splendor_ai.train.trainer import load_arrays
     wide = Net(32, 24)
     load_arrays(wide, narrow.export())
@@ -252,5 +254,12 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
                                 f"({v['positions']} positions)")
     p = train_py("evaluate", "net-9p-none", "--data", str(sp))
     assert p.returncode == 2 and "unknown network 'net-9p-none'" in p.stderr
-    p = train_py("evaluate", str(net), "--data", str(tmp_path / "none.jsonl"))
+    p = train_py("evaluate", str(net), "--data", str(sp), str(tmp_path / "none.jsonl"))
+    assert p.returncode == 2 and f"no such data file: {tmp_path / 'none.jsonl'}" in p.stderr
+    (tmp_path / "empty.jsonl").write_text("")
+    p = train_py("evaluate", str(net), "--data", str(tmp_path / "empty.jsonl"))
     assert p.returncode == 2 and "no positions in --data" in p.stderr
+    np.savez(tmp_path / "bad.npz", **dict(read_network(net)[0], w2=np.zeros((16, 7), np.float32)), meta=np.array(
+        json.dumps(read_network(net)[1])))
+    p = train_py("evaluate", str(tmp_path / "bad.npz"), "--data", str(sp))
+    assert p.returncode == 2 and "bad.npz" in p.stderr and "Traceback" not in p.stderr
