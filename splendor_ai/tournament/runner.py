@@ -107,10 +107,16 @@ class _Processes:
         return out
 
     def close(self, kill: bool = False):
+        manager = getattr(self.pool, "_executor_manager_thread", None)
         if kill:
             for p in list(getattr(self.pool, "_processes", {}).values()):
                 p.terminate()
         self.pool.shutdown(wait=not kill, cancel_futures=True)
+        if kill and manager is not None:
+            # let the pool's manager thread close its wake-up pipe before the interpreter exits: at
+            # exit CPython 3.11's pool hook writes to that pipe unlocked, and a close racing it
+            # printed an "Exception ignored ... Bad file descriptor" traceback after a Ctrl-C
+            manager.join(timeout=5)
 
 
 def _cpus(games) -> int:
