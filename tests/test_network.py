@@ -213,6 +213,34 @@ def test_network_priors_follow_the_policy_head(net_file):
     assert priors[0] == priors[1] and len({p for _, p in priors[0]}) > 1
 
 
+def test_network_prior_share_mixes_the_two_priors(net_file):
+    """net_prior_share mixes the policy head's priors with the heuristic ones: at 0 the search is
+    the heuristic-prior search move for move (the same c), at 1 the network-prior one, and between
+    each root prior is that share of the network's plus the rest of the heuristic's."""
+    st = State.new(2, seed=2)
+    for m in ["+wbg", "+grk"]:
+        st.push(m)
+
+    def run(spec):
+        player = make_player(f"mcts(iterations=400,eval='net',net='{net_file}',halving=0,{spec})", seed=5)
+        d = player.choose(st.view())
+        stats = {key: prior for key, _, _, prior in player.last_search.trees[0].root_stats()}
+        return [(str(m.move), m.visits, m.value) for m in d.info.moves], stats
+
+    heuristic, h = run("c=1.0")
+    network, n = run("priors='net'")
+    assert run("priors='net',net_prior_share=0") == (heuristic, h)
+    assert run("priors='net',net_prior_share=1") == (network, n)
+    half, m = run("priors='net',net_prior_share=0.25")
+    assert half != heuristic and half != network
+    common = m.keys() & n.keys() & h.keys()   # the root children all three searches tried
+    assert len(common) >= 5
+    for key in common:
+        assert m[key] == pytest.approx(0.25 * n[key] + 0.75 * h[key], rel=1e-4, abs=1e-6)
+    with pytest.raises(ConfigError, match="net_prior_share"):
+        make_player(f"mcts(eval='net',net='{net_file}',priors='net',net_prior_share=1.5)")
+
+
 def test_network_values_or_classic_leaves(net_file):
     """By default a leaf's value mixes the network's with a classic playout's (NET_MIX, the
     classic cutoff) under the heuristic priors; net_mix=1 is the network alone (cutoff 0);

@@ -72,6 +72,8 @@ ctypedef struct Params:
     int net_priors       # 1: priors from the network's policy (needs a network)
     int net_values       # 1: leaf values from the network's value head (needs a network)
     float net_temp       # softmax temperature of the network's policy logits
+    float net_prior_share  # with net_priors: the network's share of a prior, the rest the
+                         # heuristic one's (1: the network's alone)
     float net_mix        # < 1: a leaf's value is net_mix * the network's + (1 - net_mix) * the
                          # classic playout's (cutoff turns, fitted evaluation), as AlphaGo mixed
 
@@ -226,6 +228,9 @@ cdef class Search:
         self.prm.net_priors = p.pop("net_priors", 0)
         self.prm.net_values = p.pop("net_values", 0)
         self.prm.net_temp = p.pop("net_temp", 1.0)
+        self.prm.net_prior_share = p.pop("net_prior_share", 1.0)
+        if not 0 <= self.prm.net_prior_share <= 1:
+            raise ValueError("net_prior_share must be in [0, 1]")
         self.prm.net_mix = p.pop("net_mix", 1.0)
         if not 0 < self.prm.net_mix <= 1:
             raise ValueError("net_mix must be in (0, 1]")
@@ -432,6 +437,8 @@ cdef class Search:
         cdef int* A
         cdef int* K
         cdef float* P
+        cdef float* H
+        cdef float hprior[MAXLEGAL]
         cdef int32_t off
         cdef uint64_t h = 0
         cdef int32_t child_of[MAXLEGAL]
@@ -457,7 +464,8 @@ cdef class Search:
         created = 0
         while not s.over and depth < MAXDEPTH:
             off = -1
-            if PRIOR_CACHE and self.prm.puct and not self.prm.net_priors and self.nodes[node].visits >= CACHE_MIN_VISITS:
+            if (PRIOR_CACHE and self.prm.puct and (not self.prm.net_priors or self.prm.net_prior_share < 1)
+                    and self.nodes[node].visits >= CACHE_MIN_VISITS):
                 h = prior_key(&s)
                 off = self.cache_find(h)
             if off >= 0:   # the same position as the last time: actions and priors as then
@@ -490,14 +498,21 @@ cdef class Search:
                     wsum += nd.w[nd.mover]
                     nsum += nd.visits
             if self.prm.puct:
-                if self.prm.net_priors:
-                    self.net_priors(node, &s, K, n, prior, NULL)
-                elif off < 0:
-                    score_actions(&s, acts, n, prior)
-                    softmax(prior, n, self.prm.prior_temp)
+                H = P   # the heuristic priors: the cache's, or computed into `prior`
+                if self.prm.net_priors and self.prm.net_prior_share < 1 and off < 0:
+                    H = hprior   # computed beside the network's, then mixed into `prior`
+                if (not self.prm.net_priors or self.prm.net_prior_share < 1) and off < 0:
+                    score_actions(&s, acts, n, H)
+                    softmax(H, n, self.prm.prior_temp)
                     if PRIOR_CACHE and self.nodes[node].visits >= CACHE_MIN_VISITS:
                         self.cache_misses += 1
-                        self.cache_store(h, n, acts, keys, prior)
+                        self.cache_store(h, n, acts, keys, H)
+                if self.prm.net_priors:
+                    self.net_priors(node, &s, K, n, prior, NULL)
+                    if self.prm.net_prior_share < 1:
+                        for i in range(n):
+                            prior[i] = self.prm.net_prior_share * prior[i] + (1 - self.prm.net_prior_share) * H[i]
+                    P = prior
                 fpu = (wsum / nsum if nsum > 0 else 1.0 / s.nplayers) - self.prm.fpu
             else:
                 for i in range(n):

@@ -57,7 +57,8 @@ class MCTSPlayer(Player):
     the game's shipped network, splendor_ai.players.network): its value at the leaf (`cutoff` 0, the
     default with a network) or at the end of a `cutoff`-turn playout; the priors stay the heuristic
     action scores (`priors="net"`: the policy head's softmax at temperature `net_temp`, with
-    c=NET_C; measured weaker so far, docs/TRAINING.md); `values="classic"` keeps the playouts and
+    c=NET_C; measured weaker so far, docs/TRAINING.md; `net_prior_share` below 1 mixes it with the
+    heuristic priors, that share the network's); `values="classic"` keeps the playouts and
     the fitted evaluation (with `priors="net"`: the network's priors over classic leaves);
     `net_mix` (default NET_MIX) values a leaf at `net_mix` times the network's value of it plus the
     rest times a classic playout's from it (with the classic `cutoff`), as AlphaGo mixed its value
@@ -77,7 +78,7 @@ class MCTSPlayer(Player):
                  workers: int = 1, max_nodes: int | None = None, module_weights=None,
                  phase_weights=None, halving: int = 4, halving_warm: float = 0.5, eval: str = "auto",
                  net: str | None = None, priors: str | None = None, values: str | None = None,
-                 net_temp: float = 1.0, net_mix: float = NET_MIX):
+                 net_temp: float = 1.0, net_mix: float = NET_MIX, net_prior_share: float = 1.0):
         check("mcts", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if net is not None:
             load_network(net)   # a bad name or file fails here, not in the middle of a game
@@ -85,7 +86,7 @@ class MCTSPlayer(Player):
             raise ConfigError("values='classic' with the heuristic priors leaves the network nothing to do: "
                               "give priors='net', or eval='classic'")
         self.eval, self.net, self.priors, self.values, self.net_temp = eval, net, priors, values, float(net_temp)
-        self.net_mix = float(net_mix)
+        self.net_mix, self.net_prior_share = float(net_mix), float(net_prior_share)
         self._cutoff, self._c = cutoff, c   # None: the default of the evaluation in use
         c = 0.8 if c is None else c
         cutoff = 8 if cutoff is None else cutoff
@@ -126,7 +127,7 @@ class MCTSPlayer(Player):
             net_values = self.values != "classic"
             net_priors = self.priors == "net" and bool(self.params["puct"])
             params.update(net_values=int(net_values), net_priors=int(net_priors), net_temp=self.net_temp,
-                          net_mix=self.net_mix if net_values else 1.0)
+                          net_mix=self.net_mix if net_values else 1.0, net_prior_share=self.net_prior_share)
             if net_values and self.net_mix == 1 and self._cutoff is None:
                 params["cutoff"] = 0
             if net_priors and self._c is None:
