@@ -10,7 +10,7 @@ import pytest
 from splendor_ai import Config, State, _features, _net
 from splendor_ai.errors import ConfigError
 from splendor_ai.players import make_player
-from splendor_ai.players.mcts import NET_C, NET_MIX
+from splendor_ai.players.mcts import NET_C, NET_MIX, NET_PRIOR_SHARE
 from splendor_ai.players.network import _nets_dir, default_network, load_network, read_network, save_network, sha256, shipped
 from splendor_ai.train import reference as ref
 
@@ -204,9 +204,10 @@ def test_network_priors_follow_the_policy_head(net_file):
         player.choose(st.view())
         for key, visits, w, prior in player.last_search.trees[0].root_stats():
             assert prior == pytest.approx(expected[key], rel=1e-4)
-    # by default a network search keeps the heuristic priors: the classic search's
+    # priors='classic': a network search with the heuristic priors, the classic search's
     priors = []
-    for spec in (f"mcts(iterations=200,eval='net',net='{net_file}',halving=0)", "mcts(iterations=200,eval='classic',halving=0)"):
+    for spec in (f"mcts(iterations=200,eval='net',net='{net_file}',halving=0,priors='classic')",
+                 "mcts(iterations=200,eval='classic',halving=0)"):
         player = make_player(spec, seed=1)
         player.choose(st.view())
         priors.append(sorted((key, prior) for key, _, _, prior in player.last_search.trees[0].root_stats()))
@@ -227,10 +228,11 @@ def test_network_prior_share_mixes_the_two_priors(net_file):
         stats = {key: prior for key, _, _, prior in player.last_search.trees[0].root_stats()}
         return [(str(m.move), m.visits, m.value) for m in d.info.moves], stats
 
-    heuristic, h = run("c=1.0")
+    heuristic, h = run("priors='classic',c=1.0")
     network, n = run("priors='net'")
     assert run("priors='net',net_prior_share=0") == (heuristic, h)
     assert run("priors='net',net_prior_share=1") == (network, n)
+    assert run("") == run("net_prior_share=0.5") == run("priors='net',net_prior_share=0.5")   # the default
     half, m = run("priors='net',net_prior_share=0.25")
     assert half != heuristic and half != network
     common = m.keys() & n.keys() & h.keys()   # the root children all three searches tried
@@ -239,21 +241,27 @@ def test_network_prior_share_mixes_the_two_priors(net_file):
         assert m[key] == pytest.approx(0.25 * n[key] + 0.75 * h[key], rel=1e-4, abs=1e-6)
     with pytest.raises(ConfigError, match="net_prior_share"):
         make_player(f"mcts(eval='net',net='{net_file}',priors='net',net_prior_share=1.5)")
+    with pytest.raises(ConfigError, match="net_prior_share"):
+        make_player(f"mcts(eval='net',net='{net_file}',priors='classic',net_prior_share=0.5)")
 
 
 def test_network_values_or_classic_leaves(net_file):
     """By default a leaf's value mixes the network's with a classic playout's (NET_MIX, the
-    classic cutoff) under the heuristic priors; net_mix=1 is the network alone (cutoff 0);
-    priors='net' takes the policy head's (with c=NET_C), values='classic' keeps the classic
-    leaves; with neither the network's priors nor its values the spec is refused."""
+    classic cutoff) under priors mixed of the policy head's and the heuristic ones
+    (NET_PRIOR_SHARE, c=NET_C); net_mix=1 is the network alone (cutoff 0); priors='net' takes the
+    policy head's alone, priors='classic' the heuristic ones (with the classic c), values='classic'
+    keeps the classic leaves; with neither the network's priors nor its values the spec is refused."""
     view = State.new(2, seed=2).view()
     classic = make_player("mcts(eval='classic')").search_params(view)
     default = make_player(f"mcts(eval='net',net='{net_file}')").search_params(view)
     both = make_player(f"mcts(eval='net',net='{net_file}',priors='net')").search_params(view)
     priors = make_player(f"mcts(eval='net',net='{net_file}',priors='net',values='classic')").search_params(view)
-    assert (default["net_values"], default["net_priors"], default["cutoff"], default["c"], default["net_mix"]) == \
-        (1, 0, classic["cutoff"], classic["c"], NET_MIX)
-    assert (both["net_values"], both["net_priors"], both["cutoff"], both["c"]) == (1, 1, classic["cutoff"], NET_C)
+    assert (default["net_values"], default["net_priors"], default["cutoff"], default["c"], default["net_mix"],
+            default["net_prior_share"]) == (1, 1, classic["cutoff"], NET_C, NET_MIX, NET_PRIOR_SHARE)
+    assert (both["net_values"], both["net_priors"], both["cutoff"], both["c"], both["net_prior_share"]) == \
+        (1, 1, classic["cutoff"], NET_C, 1.0)
+    heuristic = make_player(f"mcts(eval='net',net='{net_file}',priors='classic')").search_params(view)
+    assert (heuristic["net_values"], heuristic["net_priors"], heuristic["c"]) == (1, 0, classic["c"])
     alone = make_player(f"mcts(eval='net',net='{net_file}',net_mix=1)").search_params(view)
     assert (alone["net_values"], alone["net_mix"], alone["cutoff"]) == (1, 1.0, 0)
     assert (priors["net_values"], priors["net_priors"]) == (0, 1)
@@ -263,9 +271,10 @@ def test_network_values_or_classic_leaves(net_file):
     for bad in ("0", "1.5", "-0.5", "True"):
         with pytest.raises(ConfigError, match="net_mix"):
             make_player(f"mcts(eval='net',net='{net_file}',net_mix={bad})")
-    for spec in ("values='classic'", "priors='classic',values='classic'"):
-        with pytest.raises(ConfigError, match="nothing to do"):
-            make_player(f"mcts(eval='net',net='{net_file}',{spec})")
+    with pytest.raises(ConfigError, match="nothing to do"):
+        make_player(f"mcts(eval='net',net='{net_file}',priors='classic',values='classic')")
+    mixed_priors = make_player(f"mcts(eval='net',net='{net_file}',values='classic')").search_params(view)
+    assert (mixed_priors["net_values"], mixed_priors["net_priors"]) == (0, 1)
     with pytest.raises(ConfigError, match="values"):
         make_player(f"mcts(eval='net',net='{net_file}',values='playout')")
 
@@ -327,7 +336,7 @@ def test_mixed_leaf_values_lie_between_the_network_and_the_playouts(net_file):
     values = {}
     for mix in (1.0, 0.5):
         cutoff = 0 if mix == 1 else 8      # the network at the leaf itself; the playout's 8 turns
-        spec = f"mcts(iterations=1,eval='net',net='{net_file}',net_mix={mix},halving=0,cutoff={cutoff})"
+        spec = f"mcts(iterations=1,eval='net',net='{net_file}',net_mix={mix},halving=0,cutoff={cutoff},priors='classic')"
         player = make_player(spec, seed=3)
         player.choose(st.view())
         ((key, visits, w, _),) = [r for r in player.last_search.trees[0].root_stats() if r[1]]

@@ -250,8 +250,8 @@ def test_exploration_grows_with_visits():
             shares.append(max(m.visits for m in d.info.moves) / sum(m.visits for m in d.info.moves))
         return shares
 
-    constant = top_share("mcts(iterations=6000,c_base=0)")
-    growing = top_share("mcts(iterations=6000,c_base=500)")
+    constant = top_share("mcts(iterations=6000,c_base=0,eval='classic')")
+    growing = top_share("mcts(iterations=6000,c_base=500,eval='classic')")
     assert all(g < c for g, c in zip(growing, constant))
 
 
@@ -275,23 +275,23 @@ def test_forced_root_key_takes_every_visit():
 def test_sequential_halving_checks_the_rivals():
     """With `halving` the root's candidates share the budget in rounds: the move kept is
     ranked first, the runner-up has at least a quarter of the visits (PUCT gives it far fewer
-    on some of these positions) and exactly the whole budget is spent."""
+    on some of these positions with the heuristic priors) and exactly the whole budget is spent."""
     views = _mid_game_views(2, 5, 4)
     second_share = {}
-    for spec in ("mcts(halving=0)", "mcts(halving=8)"):
+    for spec in ("mcts(halving=0,eval='classic')", "mcts(halving=8,eval='classic')"):
         shares = []
         for i, v in enumerate(views):
             search = make_player(spec, seed=i).new_search(v, Limit(iterations=8000))
             search.run()
             infos = search.ranked()
-            if spec != "mcts(halving=0)":
+            if "halving=8" in spec:
                 assert search.halving.choice() == v._core.action_key(v.legal_moves._table[infos[0].move][0])
                 assert search.done() and search.iterations_done == 8000
             visits = sorted((m.visits for m in infos), reverse=True)
             shares.append(visits[1] / visits[0])
         second_share[spec] = shares
-    assert min(second_share["mcts(halving=8)"]) >= 0.25
-    assert min(second_share["mcts(halving=0)"]) < 0.25
+    assert min(second_share["mcts(halving=8,eval='classic')"]) >= 0.25
+    assert min(second_share["mcts(halving=0,eval='classic')"]) < 0.25
 
 
 def test_sequential_halving_under_a_time_limit():

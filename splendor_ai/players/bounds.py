@@ -178,7 +178,7 @@ class MCTSBounds(_Table):
     values: Optional[Literal["net", "classic"]] = _choice("net", "classic")
     net_temp: Optional[float] = _float(0, 100, lo_open=True, why="the policy's softmax temperature")
     net_mix: Optional[float] = _float(0, 1, lo_open=True, why="the network's share of a leaf's value")
-    net_prior_share: Optional[float] = _float(0, 1, why="the network's share of a prior (priors='net')")
+    net_prior_share: Optional[float] = _float(0, 1, why="the policy head's share of a prior, the rest the heuristic one's")
 
     @model_validator(mode="after")
     def _together(self):

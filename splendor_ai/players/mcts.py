@@ -22,6 +22,9 @@ NET_C = 1.0
 #: the network's share of a leaf's value, the rest a classic playout's (docs/TRAINING.md: at equal
 #: iterations the mix measured far stronger than the network alone)
 NET_MIX = 0.5
+#: the policy head's share of a prior by default, the rest the heuristic one's (docs/TRAINING.md:
+#: the mix measured stronger than either alone, experiments/results/net_2p_prior_mix)
+NET_PRIOR_SHARE = 0.5
 
 
 def derive_seed(seed: int, *parts: int) -> int:
@@ -55,11 +58,11 @@ class MCTSPlayer(Player):
     and the fitted static evaluation, with the heuristic action scores as priors; `eval="net"` uses a
     value and policy network (`net`: a shipped network's name or a path to a network file; default
     the game's shipped network, splendor_ai.players.network): its value at the leaf (`cutoff` 0, the
-    default with a network) or at the end of a `cutoff`-turn playout; the priors stay the heuristic
-    action scores (`priors="net"`: the policy head's softmax at temperature `net_temp`, with
-    c=NET_C; measured weaker so far, docs/TRAINING.md; `net_prior_share` below 1 mixes it with the
-    heuristic priors, that share the network's); `values="classic"` keeps the playouts and
-    the fitted evaluation (with `priors="net"`: the network's priors over classic leaves);
+    default with a network) or at the end of a `cutoff`-turn playout; the priors are by default
+    NET_PRIOR_SHARE of the policy head's softmax (temperature `net_temp`) plus the rest of the
+    heuristic action scores' (`net_prior_share` sets the share; `priors="net"` alone is the policy
+    head's, `priors="classic"` the heuristic ones; c=NET_C with the network's priors);
+    `values="classic"` keeps the playouts and the fitted evaluation (with the network's priors);
     `net_mix` (default NET_MIX) values a leaf at `net_mix` times the network's value of it plus the
     rest times a classic playout's from it (with the classic `cutoff`), as AlphaGo mixed its value
     network with rollouts; `net_mix=1` is the network alone (`cutoff` 0 by default).
@@ -78,15 +81,20 @@ class MCTSPlayer(Player):
                  workers: int = 1, max_nodes: int | None = None, module_weights=None,
                  phase_weights=None, halving: int = 4, halving_warm: float = 0.5, eval: str = "auto",
                  net: str | None = None, priors: str | None = None, values: str | None = None,
-                 net_temp: float = 1.0, net_mix: float = NET_MIX, net_prior_share: float = 1.0):
+                 net_temp: float = 1.0, net_mix: float = NET_MIX, net_prior_share: float | None = None):
         check("mcts", {k: v for k, v in locals().items() if k != "self"})   # the table of bounds
         if net is not None:
             load_network(net)   # a bad name or file fails here, not in the middle of a game
-        if eval != "classic" and priors != "net" and values == "classic":
+        if eval != "classic" and priors == "classic" and values == "classic":
             raise ConfigError("values='classic' with the heuristic priors leaves the network nothing to do: "
                               "give priors='net', or eval='classic'")
+        if net_prior_share is not None and priors == "classic":
+            raise ConfigError("net_prior_share: the network's share of the priors, but priors='classic' takes none")
         self.eval, self.net, self.priors, self.values, self.net_temp = eval, net, priors, values, float(net_temp)
-        self.net_mix, self.net_prior_share = float(net_mix), float(net_prior_share)
+        self.net_mix = float(net_mix)
+        # priors='net' alone is the policy head's; by default the mix of it with the heuristic priors
+        self.net_prior_share = float(net_prior_share if net_prior_share is not None
+                                     else 1.0 if priors == "net" else NET_PRIOR_SHARE)
         self._cutoff, self._c = cutoff, c   # None: the default of the evaluation in use
         c = 0.8 if c is None else c
         cutoff = 8 if cutoff is None else cutoff
@@ -125,7 +133,7 @@ class MCTSPlayer(Player):
                       module_weights=list(self.module_weights or value_module_weights(view.players, modules)))
         if self.network_for(view) is not None:
             net_values = self.values != "classic"
-            net_priors = self.priors == "net" and bool(self.params["puct"])
+            net_priors = self.priors != "classic" and bool(self.params["puct"])
             params.update(net_values=int(net_values), net_priors=int(net_priors), net_temp=self.net_temp,
                           net_mix=self.net_mix if net_values else 1.0, net_prior_share=self.net_prior_share)
             if net_values and self.net_mix == 1 and self._cutoff is None:
