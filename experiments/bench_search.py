@@ -11,9 +11,13 @@ The positions are turn-boundary positions from the middle half (by turn) of gree
   mcts to-end     the same with playouts to the end of the game (cutoff=0)
   mcts net        with --net NAME: `mcts(eval='net',net=NAME)`, a network's default use: each new
                   leaf valued half by the network, half by a classic playout (one network
-                  evaluation and one playout per iteration), the heuristic priors
+                  evaluation, with the policy logits of its legal keys, and one playout per
+                  iteration), each prior half the policy head's, half the heuristic one's
   mcts net alone  the same with `net_mix=1`: the network's value alone (no playout)
-  mcts net priors the same as `mcts net` with `priors='net'`: the policy head's priors too
+  mcts net priors the same as `mcts net` with `priors='net'`: the policy head's priors alone
+  mcts net classic priors
+                  the same as `mcts net` with `priors='classic'`: the heuristic priors alone (the
+                  network's default use until 2026-12-03)
   net evals       with --net NAME: network evaluations/s of the position (features, both layers,
                   the value and the legal keys' policy logits)
   mcts uct random to-end
@@ -112,6 +116,7 @@ def bench(views, seconds: float, depths: list[int], repeat: int, net: str | None
             variants.append(("mcts net", f",eval='net',net='{net}'"))
             variants.append(("mcts net alone", f",eval='net',net='{net}',net_mix=1"))
             variants.append(("mcts net priors", f",eval='net',net='{net}',priors='net'"))
+            variants.append(("mcts net classic priors", f",eval='net',net='{net}',priors='classic'"))
 
             def evals():
                 from splendor_ai.players.network import load_network
