@@ -498,10 +498,10 @@ cdef class Search:
                     wsum += nd.w[nd.mover]
                     nsum += nd.visits
             if self.prm.puct:
-                H = P   # the heuristic priors: the cache's, or computed into `prior`
-                if self.prm.net_priors and self.prm.net_prior_share < 1 and off < 0:
-                    H = hprior   # computed beside the network's, then mixed into `prior`
-                if (not self.prm.net_priors or self.prm.net_prior_share < 1) and off < 0:
+                H = P   # the heuristic priors: the cache's on a hit
+                if off < 0 and (not self.prm.net_priors or self.prm.net_prior_share < 1):
+                    # scored into `prior`, or beside the network's when the two are mixed
+                    H = &hprior[0] if self.prm.net_priors else &prior[0]
                     score_actions(&s, acts, n, H)
                     softmax(H, n, self.prm.prior_temp)
                     if PRIOR_CACHE and self.nodes[node].visits >= CACHE_MIN_VISITS:

@@ -87,7 +87,7 @@ class MCTSPlayer(Player):
             load_network(net)   # a bad name or file fails here, not in the middle of a game
         if eval != "classic" and priors == "classic" and values == "classic":
             raise ConfigError("values='classic' with the heuristic priors leaves the network nothing to do: "
-                              "give priors='net', or eval='classic'")
+                              "drop priors='classic' or give priors='net', or eval='classic'")
         if net_prior_share is not None and priors == "classic":
             raise ConfigError("net_prior_share: the network's share of the priors, but priors='classic' takes none")
         self.eval, self.net, self.priors, self.values, self.net_temp = eval, net, priors, values, float(net_temp)
