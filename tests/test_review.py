@@ -364,8 +364,9 @@ def test_review_command(tmp_path):
         assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr, (args, p.stderr)
 
 
+@pytest.mark.ray
 def test_ray_gives_the_same_reviews():
-    ray = pytest.importorskip("ray")
+    import ray   # the `ray` marker's run installs it: pip install -e '.[ray]'
     recs = [greedy_record(15, moves=3), greedy_record(16, moves=2)]
     expected = [review(r, LIMIT, spec=SPEC).to_json() for r in recs]
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
