@@ -61,16 +61,20 @@ def outcome(rec: GameRecord) -> Outcome | None:
     order = meta.get("seats")
     if not (isinstance(order, list) and len(order) == n):
         order = [lineup.index(s) for s in seats] if all(s in lineup for s in seats) else list(range(n))
-    common = dict(seats=seats, order=tuple(order), lineup=lineup, deal=rec.seed, key=record_key(rec),
-                  module=record_module(rec))
+    key, module = record_key(rec), record_module(rec)
+
+    def made(scores: tuple[float, ...], ranks: tuple[float, ...], kind: str, reason: str,
+             forfeit: int | None = None) -> Outcome:
+        return Outcome(seats=seats, order=tuple(order), lineup=lineup, scores=scores, ranks=ranks, kind=kind,
+                       reason=reason, deal=rec.seed, key=key, forfeit=forfeit, module=module)
+
     res = rec.result
     if res is not None:
         if res.winners:
             k = len(res.winners)
             scores = tuple(1 / k if s in res.winners else 0.0 for s in range(n))
-            return Outcome(scores=scores, ranks=mean_ranks(res.ranks), kind="win" if k == 1 else "shared",
-                           reason=res.reason, **common)
-        return Outcome(scores=(1 / n,) * n, ranks=((n + 1) / 2,) * n, kind="draw", reason=res.reason, **common)
+            return made(scores, mean_ranks(res.ranks), "win" if k == 1 else "shared", res.reason)
+        return made((1 / n,) * n, ((n + 1) / 2,) * n, "draw", res.reason)
     term = str(meta.get("termination", ""))
     bad = meta.get("forfeit")
     if not (isinstance(bad, int) and 0 <= bad < n):
@@ -79,4 +83,4 @@ def outcome(rec: GameRecord) -> Outcome | None:
         return None
     scores = tuple(0.0 if s == bad else 1 / (n - 1) for s in range(n))
     ranks = tuple(float(n) if s == bad else n / 2 for s in range(n))
-    return Outcome(scores=scores, ranks=ranks, kind="forfeit", reason=term, forfeit=bad, **common)
+    return made(scores, ranks, "forfeit", term, forfeit=bad)

@@ -158,12 +158,11 @@ class _Ray:
         self.started = False
         if not ray.is_initialized():
             _probe(address)
-            kw = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
             try:
-                if address == "local":
-                    ray.init(num_cpus=jobs, **kw)
-                else:
-                    ray.init(address=address, **kw)
+                # a local cluster gets `jobs` CPUs; a running cluster keeps its own
+                ray.init(address=None if address == "local" else address,
+                         num_cpus=jobs if address == "local" else None, include_dashboard=False,
+                         log_to_driver=False, logging_level=logging.WARNING)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise ExperimentError(f"cannot connect to the Ray cluster at {address!r}: {e}") from None
             self.started = True
@@ -230,14 +229,14 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
     With execute=False nothing is played: the result holds the games already in the file."""
     if jobs is not None:
         check_int(jobs, "-j/--jobs", 1, None, ExperimentError, expect="a positive integer", must=True)
-    wanted = {}
+    wanted: dict[str, Game] = {}
     for g in games:
         wanted.setdefault(g.key(), g)
     done: dict[str, GameRecord] = {}
     ignored = dupes = 0
     for rec in load(path):
         k = record_key(rec)
-        if k not in wanted:
+        if k is None or k not in wanted:
             ignored += 1
         elif k in done:
             dupes += 1
