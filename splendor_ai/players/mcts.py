@@ -144,8 +144,9 @@ class MCTSPlayer(Player):
 
     def reset(self) -> None:
         self.last_search: MCTSSearch | None = None
-        self._tree = None
-        self._since: list[int] = []   # keys of the moves played since the tree's root
+        self._tree: _mcts.Search | None = None
+        # the moves played since the tree's root: each one's keys and its noble (None: none)
+        self._since: list[tuple[list[int], int | None]] = []
         self._pending_noble: list[int | None] = []
         self._root_step: list[int] = []   # keys of the first step played before the tree's root
 
@@ -233,7 +234,7 @@ class MCTSPlayer(Player):
         playout policy's for any the tree has not explored, to the end of the turn or of its
         first step (a purchase that reveals a card the rest of the turn may use)."""
         core = view._core.copy()
-        actions = []
+        actions: list[int] = []
         todo = list(line[1:]) if key is not None else []
         first = True
         while first or (core.phase != 0 and not core.over):

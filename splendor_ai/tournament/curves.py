@@ -76,7 +76,7 @@ def run_curve(name: str, args, argv, points: list[tuple[object, str]], opponent:
     curves = [(m, part["by_module"][m]["points"]) for m in exp.modules] if exp.per_module else [(None, part["points"])]
     series = []
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v, _ in points)
-    done_values = []
+    done_values: list = []
     for module, pts in curves:
         done = [(v, p) for v, p in zip(points, pts) if p["games"]]
         if not done:

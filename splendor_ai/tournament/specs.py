@@ -64,7 +64,10 @@ def parse_value(text: str):
 def split_list(text: str) -> list[str]:
     """Split on the commas that are outside brackets and quotes:
     "mcts(c=1,iterations=9),greedy" -> ["mcts(c=1,iterations=9)", "greedy"]."""
-    items, depth, quote, cur = [], 0, None, []
+    items: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    quote: str | None = None
     for ch in text:
         if quote:
             cur.append(ch)

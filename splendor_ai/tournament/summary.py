@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from typing import Any
 
 from .errors import missing_extra
 from .games import MODULE_CHOICES
@@ -66,7 +67,7 @@ def sprt_sequence(outcomes, sprt_args: dict) -> dict:
     crossed a bound (the run stops there; games already running still finish and count in the
     final figures), and the LLR over all games."""
     w = d = l = 0
-    out = {"decision": None, "decided_after": None, "llr_at_decision": None}
+    out: dict[str, Any] = {"decision": None, "decided_after": None, "llr_at_decision": None}
     for i, o in enumerate(outcomes, 1):
         sc = o.scores[o.order.index(0)]
         w, d, l = w + (sc == 1), d + (0 < sc < 1), l + (sc == 0)
@@ -149,7 +150,7 @@ def plackett_luce(outcomes) -> dict:
 
 
 def lineups_of(outcomes) -> list[tuple[str, ...]]:
-    seen = {}
+    seen: dict[tuple[str, ...], None] = {}
     for o in outcomes:
         seen.setdefault(tuple(o.lineup), None)
     return list(seen)
@@ -168,7 +169,7 @@ def modules_of(outcomes) -> list[str]:
 
 def by_module(outcomes) -> dict[str, list]:
     """The outcomes of each module, in module order (each list in the given order)."""
-    out = {m: [] for m in modules_of(outcomes)}
+    out: dict[str, list] = {m: [] for m in modules_of(outcomes)}
     for o in outcomes:
         out[o.module].append(o)
     return out
