@@ -21,7 +21,7 @@ import queue
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Any, BinaryIO, Callable, TextIO
 
 from ..errors import SplendorError
 from ..players.bounds import MAX_ITERATIONS, MAX_SECONDS  # noqa: F401  (the one table of bounds)
@@ -133,7 +133,7 @@ def _push_moves(state, moves, where: str = "moves"):
     return state
 
 
-def _short(e: Exception, limit: int = 300) -> str:
+def _short(e: object, limit: int = 300) -> str:
     text = str(e)
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -644,7 +644,8 @@ def _read_line(inp) -> tuple[str | None, str | None]:
     return line, None
 
 
-def serve(inp: TextIO = None, out: TextIO = None, threads: int = 1, quit_without_waiting: bool = False) -> int:
+def serve(inp: TextIO | BinaryIO | None = None, out: TextIO | None = None, threads: int = 1,
+          quit_without_waiting: bool = False) -> int:
     """Serve requests from `inp` (text or bytes) until end of input. Returns the exit status (0)."""
     inp = inp or sys.stdin
     out = out or sys.stdout
