@@ -200,7 +200,7 @@ class GameRecord:
         return rec
 
     @classmethod
-    def from_line(cls, line: str) -> "GameRecord":
+    def from_line(cls, line: str | bytes) -> "GameRecord":
         if isinstance(line, bytes):
             try:
                 line = line.decode("utf-8")

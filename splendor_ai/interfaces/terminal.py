@@ -656,11 +656,10 @@ class Game:
             more = next(records, None) is not None
             rec.replay()
         except (OSError, SplendorError) as e:
-            if isinstance(e, OSError) and e.strerror:
-                e = e.strerror
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             if startup:
-                raise CLIError(f"--load {path}: {e}") from None
-            self.say(f"Could not load {path}: {e}", style="red", whole=True)
+                raise CLIError(f"--load {path}: {why}") from None
+            self.say(f"Could not load {path}: {why}", style="red", whole=True)
             return
         n = rec.config.players
         chosen = {s for s, spec in enumerate(rec.players) if spec == "human"}

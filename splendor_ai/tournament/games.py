@@ -80,10 +80,8 @@ class Settings:
             raise ExperimentError(str(e)) from None
 
     def config(self) -> Config:
-        kw = {"modules": (self.module,)} if self.module else {}
-        if self.cap is not None:
-            kw["cap"] = self.cap
-        return Config(players=self.players, **kw)
+        config = Config(players=self.players, modules=(self.module,) if self.module else ())
+        return config if self.cap is None else replace(config, cap=self.cap)
 
     def limit(self) -> Limit | None:
         if self.iterations is None and self.seconds is None:

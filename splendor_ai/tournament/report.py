@@ -65,7 +65,7 @@ def members_table(members: list[dict]) -> str:
     for i, m in enumerate(members):
         seats = " ".join(f"{pct(v)}" for v in m["seat_win_rates"].values())
         rows.append([i, m["spec"], m["games"], pct(m["win_rate"]),
-                     interval(*m["win_rate_95"], fmt="{:.1%}").replace("%", ""), f"{m['avg_rank']:.2f}",
+                     ci(m["win_rate_95"]), f"{m['avg_rank']:.2f}",
                      seats, m["forfeits"]])
     return table(["#", "player", "games", "win%", "95% CI", "avg rank", "win% by seat", "forfeits"], rows)
 
@@ -90,7 +90,7 @@ def players_text(players: dict, ratings: dict | None) -> str:
     rows = []
     for i, s in enumerate(order, 1):
         p = players[s]
-        row = [i, s, p["games"], pct(p["win_rate"]), interval(*p["win_rate_95"], fmt="{:.1%}").replace("%", ""),
+        row = [i, s, p["games"], pct(p["win_rate"]), ci(p["win_rate_95"]),
                f"{p['avg_rank']:.2f}", " ".join(pct(v) for v in p["seat_win_rates"].values())]
         if ratings:
             r = ratings[s]
@@ -104,7 +104,8 @@ def players_text(players: dict, ratings: dict | None) -> str:
 
 def ci(lohi) -> str:
     """A Wilson interval [lo, hi] as percentages: [86.3, 98.3]."""
-    return interval(*lohi, fmt="{:.1%}").replace("%", "")
+    lo, hi = lohi
+    return interval(lo, hi, fmt="{:.1%}").replace("%", "")
 
 
 def modules_text(rows: list[dict], players: int) -> str:

@@ -30,7 +30,7 @@ def _r(x, nd=4):
     return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else round(x, nd)
 
 
-def wdl(outcomes, a_index: int = 0, b_index: int = 1):
+def wdl(outcomes, a_index: int = 0, b_index: int = 1) -> tuple[int, int, int]:
     """W, D, L of lineup member a against b over two-player outcomes of one lineup."""
     w = d = l = 0
     for o in outcomes:
