@@ -32,7 +32,8 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, AbstractSet, Any
 
 from ...cards import CARDS, CITIES, COLOURS, LETTERS, NOBLES, POSTS
 from ...errors import ConfigError, IllegalMoveError, NotationError, RecordError, SplendorError
@@ -40,6 +41,9 @@ from ...state import MODULES, Config, State, View
 from ...players.spec import DEFAULT_AI
 from ...validate import check_int, int_in, ints_in
 from .scheduler import Busy, Cancelled, Scheduler, Task
+
+if TYPE_CHECKING:
+    from ...analysis import _Search
 
 HINT_FALLBACK_SPEC = "mcts(seconds=1)"
 AI_NAMES = ("random", "greedy", "mcts", "expectimax")
@@ -325,7 +329,7 @@ def public_view(state: State) -> View:
     return View.from_position(pos.to_text(d), seat=0)
 
 
-def redeal_unseen(record, rng: random.Random, vary: set[int] = frozenset()) -> State:
+def redeal_unseen(record, rng: random.Random, vary: AbstractSet[int] = frozenset()) -> State:
     """The game of `record` played again from a start whose decks keep, in order, every card that
     left them during the game, and hold the cards that never left in a new random order. The cards
     in `vary` (cards that left the decks unseen by some seat: reserved blind) are exchanged for
@@ -473,7 +477,7 @@ class SearchTask(Task):
         super().__init__(client, nodes, urgent=True)
         self.budget = {k: v for k, v in (("iterations", limit.iterations if limit else None),
                                          ("seconds", limit.seconds if limit else None)) if v}
-        self.s = None
+        self.s: _Search | None = None
         self.progress_analysis = None
         self._reported = 0.0
 
@@ -516,7 +520,7 @@ class GraphTask(Task):
         finally:
             probe.close()
         super().__init__(client, nodes)
-        self.s = None
+        self.s: _Search | None = None
 
     def step(self, seconds: float) -> bool:
         from ...analysis import _Search
@@ -954,7 +958,7 @@ class WebGame:
             return
         self.ai_waiting = None
         self.ai_task = task
-        task.future.add_done_callback(lambda f, t=task: self._ai_done(t, f))
+        task.future.add_done_callback(partial(self._ai_done, task))
 
     def _ai_done(self, task: AiTask, future) -> None:
         from ...session import PlayerFault
@@ -1134,14 +1138,14 @@ class WebGame:
                 raise ApiError.busy(e) from None
             return
         self.graph_task = task
-        task.future.add_done_callback(lambda f, t=task: self._graph_done(t))
+        task.future.add_done_callback(lambda _future: self._graph_done(task))
 
     def _graph_store(self, ply: int, winrate) -> None:
         with self.lock:
             if self.graph_on and ply <= len(self.log):
                 self.graph_points[ply] = winrate
 
-    def _graph_done(self, task) -> None:
+    def _graph_done(self, task: GraphTask) -> None:
         with self.lock:
             if self.graph_task is task:
                 self.graph_task = None
