@@ -188,8 +188,9 @@ def analyse(position: View | State, limit=None, top_k: int = DEFAULT_TOP_K, spec
     if report_every is not None:
         check_number(report_every, "report_every", 0, None, ConfigError, lo_open=True,
                      expect="a positive number of seconds", must=True)
-    if view.is_over():
-        raise AnalysisError(f"the game is over ({view.result().reason}): there is no move to analyse")
+    ended = view.result()
+    if ended is not None:
+        raise AnalysisError(f"the game is over ({ended.reason}): there is no move to analyse")
     return _Search(view, spec, seed, limit).run(top_k, progress, report_every, stop)
 
 
@@ -256,11 +257,11 @@ class _Search:
 
     def run(self, top_k: int, progress=None, report_every: float | None = None, stop=None) -> Analysis:
         try:
-            reporting = progress is not None and report_every is not None
-            if not reporting and stop is None:
+            every = report_every if progress is not None else None   # None: no progress reports
+            if every is None and stop is None:
                 self.search.run()
                 return self._collect(top_k, done=True)
-            chunk = min(x for x in (report_every if reporting else None, STOP_CHECK_SECONDS if stop else None)
+            chunk = min(x for x in (every, STOP_CHECK_SECONDS if stop else None)
                         if x is not None)
             since_report = 0.0
             while not (stop is not None and stop()):
@@ -269,7 +270,7 @@ class _Search:
                 if self.search.done():
                     break
                 since_report += self.search.elapsed - before
-                if reporting and (stop is None or since_report >= 0.9 * report_every):
+                if every is not None and (stop is None or since_report >= 0.9 * every):
                     since_report = 0.0
                     progress(self._collect(top_k, done=False))
             return self._collect(top_k, done=True)

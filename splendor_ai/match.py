@@ -9,7 +9,7 @@ move or (with `time_forfeit`) overruns the time ends the game, recorded as such.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .players.base import Limit, Player
 from .state import Config, Result, State
@@ -21,8 +21,8 @@ class GameOutcome:
     moves: list[str]
     result: Result | None        # None when the game was stopped (see termination)
     termination: str             # "normal", or what stopped it: "illegal move by seat 1", ...
-    seconds: list[float] = field(default_factory=list)   # per turn (a two-step turn's two choices summed)
-    final: State | None = None
+    seconds: list[float]         # per turn (a two-step turn's two choices summed)
+    final: State                 # the position the game ended or stopped in
     offender: int | None = None  # the seat whose crash, illegal move or time-out stopped the game
 
 

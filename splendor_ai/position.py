@@ -231,7 +231,7 @@ def from_text(text: str) -> dict:
         slots = row.split(",")
         if len(slots) != nslots:
             raise PositionError(f"market level {lv + 1}: expected {nslots} slots, got {short(row)}")
-        cells = []
+        cells: list[int | None] = []
         for s in slots:
             if s == "-":
                 cells.append(None)
@@ -258,13 +258,13 @@ def from_text(text: str) -> dict:
     if not sm:
         raise PositionError(f"status: expected to_move/first/turn/final/passes (then /b<card> in the middle of "
                             f"a two-step turn), got {short(f[6])}")
-    d = {"players": players, "cap": cap, "modules": MODULE_FLAGS.get(module, 0), "bank": _digits(f[2], "bank"),
+    d = {"players": players, "cap": cap, "modules": MODULE_FLAGS[module] if module else 0, "bank": _digits(f[2], "bank"),
          "market": market, "decks": decks, "nobles": _ids(f[5], "nobles"), "to_move": int(sm[1]),
          "first": int(sm[2]), "turn": int(sm[3]), "final": int(sm[4]), "passes": int(sm[5]),
          "step": None if sm[6] is None else int(sm[6])}
     if module:
         _parse_board(d, module, f[7])
-    nextra = {"orient": 2}.get(module, 1 if module else 0)
+    nextra = (2 if module == "orient" else 1) if module else 0
     layout = "tokens:cards:reserved:nobles" + {"cities": ":cities", "orient": ":jokers:held nobles",
                                                  "posts": ":posts", "strongholds": ":strongholds in hand",
                                                  None: ""}[module]
@@ -273,7 +273,7 @@ def from_text(text: str) -> dict:
         parts = text_seat.split(":")
         if len(parts) != 4 + nextra:
             raise PositionError(f"seat {i}: expected {layout}, got {short(text_seat)}")
-        reserved = []
+        reserved: list[tuple[int | None, int | None]] = []
         for r in ([] if parts[2] == "-" else parts[2].split(",")):
             if _NUM.fullmatch(r):
                 reserved.append((int(r), None))
@@ -359,7 +359,7 @@ def _strongholds_from_entries(d: dict, entries: list[dict], what: str, text: boo
 def to_json(d: dict) -> dict[str, Any]:
     module = _module_of(d)
     nslots, ndecks = geometry(module)
-    decks = []
+    decks: list[dict[str, Any]] = []
     for deck in d["decks"][:ndecks]:
         if deck and all(c is None for c in deck):
             decks.append({"count": len(deck)})
@@ -434,9 +434,9 @@ def _int_list(v, where: str, n: int | None = None, allow_none: bool = False) -> 
 
 _TOP = {"format", "players", "options", "bank", "market", "decks", "nobles", "to_move", "first_player", "turn",
         "final_round", "passes", "seats"}
-_TOP_MODULE = {"cities": {"cities"}, "orient": {"discard"}, "posts": set(), "strongholds": {"strongholds", "step"}}
+_TOP_MODULE: dict[str | None, set[str]] = {"cities": {"cities"}, "orient": {"discard"}, "posts": set(), "strongholds": {"strongholds", "step"}}
 _SEAT = {"tokens", "cards", "reserved", "nobles"}
-_SEAT_MODULE = {"cities": {"cities"}, "orient": {"jokers", "held_nobles"}, "posts": {"posts"},
+_SEAT_MODULE: dict[str | None, set[str]] = {"cities": {"cities"}, "orient": {"jokers", "held_nobles"}, "posts": {"posts"},
                 "strongholds": {"strongholds"}}
 
 
@@ -531,7 +531,7 @@ def from_json(obj: Any) -> dict:
             seat["sh_hand"] = _get(s, "strongholds", int, where)
         seats.append(seat)
     final = _get(obj, "final_round", bool, "position")
-    d = {"players": _get(obj, "players", int, "position"), "cap": cap, "modules": MODULE_FLAGS.get(module, 0),
+    d = {"players": _get(obj, "players", int, "position"), "cap": cap, "modules": MODULE_FLAGS[module] if module else 0,
          "bank": _int_list(obj.get("bank"), "position.bank", 6), "market": market, "decks": decks,
          "nobles": _int_list(_get(obj, "nobles", list, "position"), "position.nobles"),
          "to_move": _get(obj, "to_move", int, "position"), "first": _get(obj, "first_player", int, "position"),

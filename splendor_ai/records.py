@@ -262,9 +262,10 @@ class GameRecord:
         st = State(self.start)
         decks = _decks(st)
         for i, text in enumerate(self.moves):
-            if st.is_over():
+            ended = st.result()
+            if ended is not None:
                 raise RecordError(f"moves[{i}]: {text!r} is played after the game ended "
-                                  f"({st.result().reason}) at move {i}")
+                                  f"({ended.reason}) at move {i}")
             try:
                 played = st.push(text)
             except (IllegalMoveError, NotationError) as e:
@@ -285,7 +286,7 @@ class GameRecord:
         if self.result is not None and res is None:
             raise RecordError(f"result: the record gives a result ({self.result.reason}) but the game "
                               f"is not over after {len(self.moves)} moves")
-        if res is not None and res != self.result:
+        if res is not None and self.result is not None and res != self.result:
             raise RecordError(f"result: the record says {self.result.to_json()} but the replay gives "
                               f"{res.to_json()}")
         return st

@@ -394,6 +394,7 @@ class _Game:
         move = self.parse_move(move) if isinstance(move, str) else self._resolve(move)[0]
         who = f"Player {self.to_move + 1}"
         seat = self.seats[self.to_move]
+        card = move.card
         if move.kind == TAKE:
             names = [COLOURS[c] for c in move.gems]
             if len(names) == 2 and names[0] == names[1]:
@@ -403,20 +404,23 @@ class _Game:
             else:
                 text = f"{who} takes {_join(names)} gems"
         elif move.kind == RESERVE:
-            text = f"{who} reserves {_card_phrase(move.card)}" + self._gold_clause()
+            assert card is not None   # a legal reserve or buy names its card
+            text = f"{who} reserves {_card_phrase(card)}" + self._gold_clause()
         elif move.kind == RESERVE_DECK:
             deck = "Orient " if move.orient else ""
             text = f"{who} reserves the top card of the {deck}level-{move.level} deck" + self._gold_clause()
         elif move.kind == BUY and self.partial_move is not None:
-            text = f"{who} buys {_card_phrase(move.card)}, already paid in the turn's first step"
+            assert card is not None
+            text = f"{who} buys {_card_phrase(card)}, already paid in the turn's first step"
         elif move.kind == BUY:
-            where = " from their hand" if move.card in seat.reserved else ""
-            if CARDS[move.card].sacrifice is not None:
+            assert card is not None
+            where = " from their hand" if card in seat.reserved else ""
+            if CARDS[card].sacrifice is not None:
                 cards = [v for t, v in move.decisions if t == DISCARD]
-                text = (f"{who} buys {_card_phrase(move.card)}{where}, discarding "
+                text = (f"{who} buys {_card_phrase(card)}{where}, discarding "
                         f"{_join([f'card #{c}' for c in cards])} as its price")
             else:
-                text = f"{who} buys {_card_phrase(move.card)}{where}, paying {self._payment(seat, move.card)}"
+                text = f"{who} buys {_card_phrase(card)}{where}, paying {self._payment(seat, card)}"
         else:
             text = f"{who} passes (no legal action)"
         for tag, value in move.decisions:
@@ -484,7 +488,7 @@ def _card_phrase(card: int) -> str:
     pts = f", {c.points} point{'s' if c.points != 1 else ''}" if c.points else ""
     if "gold2" in c.abilities:
         kind = "a gold card worth 2 gold"
-    elif "joker" in c.abilities:
+    elif c.bonus is None:   # the Orient's joker cards (gold ones have no colour either)
         kind = "joker"
     else:
         kind = f"{'double ' if c.bonus_count == 2 else ''}{COLOURS[c.bonus]} bonus"

@@ -9,7 +9,7 @@ each seat's powers, the strongholds on market cards and in each hand.
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -55,7 +55,7 @@ def bonus_text(card: int) -> Text:
     c = CARDS[card]
     if "gold2" in c.abilities:
         return Text("gold card (=2 gold)", style=STYLES[5])
-    if "joker" in c.abilities:
+    if c.bonus is None:   # the Orient's jokers (gold cards have no colour either)
         return Text("joker", style="bold magenta")
     t = Text(COLOURS[c.bonus], style=STYLES[c.bonus])
     if c.bonus_count == 2:
@@ -229,7 +229,7 @@ def board(view, names: list[str] | None = None, highlight: str | None = None,
             row.append(market_cell(card, card in can_buy, strongholds.get(card), names))
         market.add_row(*row)
 
-    modparts = []
+    modparts: list[RenderableType] = []
     if module == "cities":
         cities = Text("Cities: ", style="bold")
         for i, c in enumerate(view.cities):
@@ -261,7 +261,7 @@ def board(view, names: list[str] | None = None, highlight: str | None = None,
     bank = Text("Bank: ", style="bold")
     bank.append_text(tokens_text(view.bank))
 
-    players = [Text("Players", style="bold")]
+    players: list[RenderableType] = [Text("Players", style="bold")]
     for i, s in enumerate(seats):
         players.append(_seat_block(view, i, s, names, can_buy if i == view.to_move else frozenset(), module))
     legend = Text(f"{CAN_BUY} you can buy it now", style="green") if can_buy else None

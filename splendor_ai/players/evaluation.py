@@ -194,7 +194,8 @@ MODULE_STRONGHOLDS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.277, 0.41, 0.0, 0.0, 0.0, 
 # the player count's base set with the two-player Strongholds module weights (46.2% [37.6, 55.1],
 # 59.6% [50.6, 67.9]). The 4-player Orient and the Trading Posts keep VALUE_*: no set tried there
 # separated from level.
-FITTED = {
+Fitted = tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...] | None]
+FITTED: dict[tuple[int, str | None], Fitted] = {
     (2, None): (RICH_WEIGHTS, RICH_PHASE, None),
     (3, None): (WEIGHTS_3P, PHASE_3P, None),
     (4, None): (WEIGHTS_4P, PHASE_4P, None),
@@ -210,10 +211,11 @@ FITTED = {
 }
 
 
-def _fitted(players: int, modules: tuple[str, ...]):
+def _fitted(players: int, modules: tuple[str, ...]) -> Fitted:
     """A game's FITTED entry; VALUE_* with the hand-set module weights (None) where there is none."""
-    key = (players, modules[0] if modules else None) if len(modules) <= 1 else None
-    return FITTED.get(key, (VALUE_WEIGHTS, VALUE_PHASE, None))
+    if len(modules) > 1:
+        return (VALUE_WEIGHTS, VALUE_PHASE, None)
+    return FITTED.get((players, modules[0] if modules else None), (VALUE_WEIGHTS, VALUE_PHASE, None))
 
 
 def value_weights(players: int, modules: tuple[str, ...] = ()) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -103,7 +103,9 @@ class ExpectimaxPlayer(Player):
         reached = search.run(depth or 0, seconds or 0.0)
         rows = []
         for i, (move, (vals, nodes, pv, exact)) in enumerate(zip(moves, search.results())):
-            rows.append((vals[seat], not exact, i, move, vals, nodes, pv))
+            own = vals[seat]
+            assert own is not None   # paranoid values leave the other seats' unset, never the searcher's
+            rows.append((own, not exact, i, move, vals, nodes, pv))
         # best first; at equal scores an exact value before a bound, then the legal-move order
         rows.sort(key=lambda r: (-r[0], r[1], r[2]))
         infos, scores = [], []

@@ -31,10 +31,13 @@ def main_key(move: Move) -> int:
             return A_TAKE2D + TAKE2.index(g)
         return A_TAKE1 + g[0]
     if move.kind == RESERVE:
+        assert move.card is not None   # a reserve or buy names its card, a blind reserve its level
         return KEY_RESERVE + move.card
     if move.kind == RESERVE_DECK:
+        assert move.level is not None
         return A_RES_DECK + move.level - 1 + (NLEV if move.orient else 0)
     if move.kind == BUY:
+        assert move.card is not None
         return KEY_BUY + move.card
     return A_PASS
 

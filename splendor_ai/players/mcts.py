@@ -424,6 +424,7 @@ class Halving:
                 return
             if self.stage == "warm":
                 if self.budget is None:
+                    assert self.seconds is not None   # no iteration budget: the time limit sets one
                     t0 = time.perf_counter()
                     want = self.seconds * self.warm - self.warm_seconds
                     tree.run(0, want if left is None else min(want, left))
@@ -462,6 +463,7 @@ class Halving:
     def plan(self) -> None:
         """The next round's queue: the budget left, shared over the rounds left and then over
         the survivors (the first few take the remainder, so the whole budget is spent)."""
+        assert self.budget is not None   # set by the warm-up before the rounds begin
         left = self.budget - self.done_iterations()
         if self.round == self.rounds:
             self.queue = [[-1, left]] if left > 0 else []

@@ -74,7 +74,7 @@ def run_curve(name: str, args, argv, points: list[tuple[object, str]], opponent:
             *lines]
     summary["report"] = "report.txt"
     curves = [(m, part["by_module"][m]["points"]) for m in exp.modules] if exp.per_module else [(None, part["points"])]
-    series = []
+    series: list[tuple] = []   # (label, xs, ys, lo, hi); xs are the values when numeric, else indices
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v, _ in points)
     done_values: list = []
     for module, pts in curves:

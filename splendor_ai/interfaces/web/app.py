@@ -236,7 +236,7 @@ def _field_name(loc) -> str | None:
 
 def _validation_response(exc: RequestValidationError) -> JSONResponse:
     errors = exc.errors()
-    first = errors[0] if errors else {"loc": (), "msg": "invalid request", "type": ""}
+    first: dict[str, Any] = dict(errors[0]) if errors else {"loc": (), "msg": "invalid request", "type": ""}
     if first.get("type") == "json_invalid":
         ctx = first.get("ctx") or {}
         return JSONResponse({"error": f"the request body is not valid JSON: {ctx.get('error', first['msg'])}",
