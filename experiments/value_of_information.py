@@ -107,7 +107,7 @@ def main(argv=None) -> int:
                     if m["members"]:
                         mem = m["members"][0]
                         rows.append([who, mem["spec"], mem["games"], report.pct(mem["win_rate"]),
-                                     report.interval(*mem["win_rate_95"], fmt="{:.1%}").replace("%", ""),
+                                     report.ci(mem["win_rate_95"]),
                                      f"{mem['avg_rank']:.2f}"])
                         labels.append(f"{who} vs {n - 1} x {opponent}")
                         vals.append(mem["win_rate"])

@@ -258,8 +258,9 @@ def from_text(text: str) -> dict:
     if not sm:
         raise PositionError(f"status: expected to_move/first/turn/final/passes (then /b<card> in the middle of "
                             f"a two-step turn), got {short(f[6])}")
-    d = {"players": players, "cap": cap, "modules": MODULE_FLAGS[module] if module else 0, "bank": _digits(f[2], "bank"),
-         "market": market, "decks": decks, "nobles": _ids(f[5], "nobles"), "to_move": int(sm[1]),
+    d = {"players": players, "cap": cap, "modules": MODULE_FLAGS[module] if module else 0,
+         "bank": _digits(f[2], "bank"), "market": market, "decks": decks, "nobles": _ids(f[5], "nobles"),
+         "to_move": int(sm[1]),
          "first": int(sm[2]), "turn": int(sm[3]), "final": int(sm[4]), "passes": int(sm[5]),
          "step": None if sm[6] is None else int(sm[6])}
     if module:
@@ -434,10 +435,12 @@ def _int_list(v, where: str, n: int | None = None, allow_none: bool = False) -> 
 
 _TOP = {"format", "players", "options", "bank", "market", "decks", "nobles", "to_move", "first_player", "turn",
         "final_round", "passes", "seats"}
-_TOP_MODULE: dict[str | None, set[str]] = {"cities": {"cities"}, "orient": {"discard"}, "posts": set(), "strongholds": {"strongholds", "step"}}
+# the fields each module adds (None, the base game, adds none)
+_TOP_MODULE: dict[str | None, set[str]] = {"cities": {"cities"}, "orient": {"discard"}, "posts": set(),
+                                           "strongholds": {"strongholds", "step"}}
 _SEAT = {"tokens", "cards", "reserved", "nobles"}
-_SEAT_MODULE: dict[str | None, set[str]] = {"cities": {"cities"}, "orient": {"jokers", "held_nobles"}, "posts": {"posts"},
-                "strongholds": {"strongholds"}}
+_SEAT_MODULE: dict[str | None, set[str]] = {"cities": {"cities"}, "orient": {"jokers", "held_nobles"},
+                                            "posts": {"posts"}, "strongholds": {"strongholds"}}
 
 
 def from_json(obj: Any) -> dict:

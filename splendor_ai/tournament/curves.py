@@ -60,7 +60,7 @@ def run_curve(name: str, args, argv, points: list[tuple[object, str]], opponent:
             elif m["members"]:
                 mem = m["members"][0]
                 rows.append([str(value), spec, mem["games"], report.pct(mem["win_rate"]),
-                             report.interval(*mem["win_rate_95"], fmt="{:.1%}").replace("%", ""),
+                             report.ci(mem["win_rate_95"]),
                              f"{mem['avg_rank']:.2f}", report.num(tt, "{:.4f}")])
             else:
                 rows.append([str(value), spec, 0] + ["-"] * (5 if n == 2 else 4))

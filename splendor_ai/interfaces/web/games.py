@@ -267,9 +267,9 @@ def catalog_json() -> dict:
 
 
 def board_json(view: View | State) -> dict:
-    """Everything `view.seat` sees (a State: an open game, everything), as JSON: the bank, the market, deck sizes, nobles and each seat's
-    holdings (blind reserves of other seats as hidden cards, `card: null`), and the module's
-    elements (docs/WEB.md)."""
+    """Everything `view.seat` sees (of a State, an open game: everything), as JSON: the bank, the
+    market, deck sizes, nobles and each seat's holdings (blind reserves of other seats as hidden
+    cards, `card: null`), and the module's elements (docs/WEB.md)."""
     module = view.module
     seats = []
     for i, s in enumerate(view.seats):
