@@ -1,12 +1,15 @@
 """Train the value and policy network (docs/TRAINING.md). Needs the `train` extra (PyTorch).
 
     python experiments/train.py selfplay --spec "mcts(iterations=4000)" --games 2000 --out sp.jsonl -j 2
+    python experiments/train.py records "experiments/results/**/games.jsonl" --players 3 --out p3.jsonl
     python experiments/train.py fit --data sp.jsonl records:experiments/results/x/games.jsonl --out runs/net0
     python experiments/train.py loop runs/loop2p --generations 10 --start runs/net0/net.npz -j 2
     python experiments/train.py ship runs/net0/net.npz --name net2p-base-1 --default-for 2:base
     python experiments/train.py evaluate net-2p-base-2 runs/net0/net.npz --data test.jsonl
 
 `selfplay` plays games into a self-play file (resumable: the seeds already there are skipped).
+`records` collects the finished games of search players (one player count and module, deal seeds
+left out on request) from records files into one, training data for `fit` as records:FILE.
 `fit` trains one network on data files (self-play files, or game records as records:PATH) into a
 folder: checkpoint (resumable), history.json, losses.png, held_out.json, net.npz. `ship` adds a network to the package
 (splendor_ai/nets: the file, its SHA-256 and check value in index.json, the games it is the
@@ -27,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from splendor_ai.state import MODULES  # noqa: E402
 from splendor_ai.tournament.cli import positive_int  # noqa: E402
 from splendor_ai.train.trainer import TrainSettings  # noqa: E402
 
@@ -49,6 +53,17 @@ def _expand(data: list[str]) -> list[str]:
         matches = sorted(glob.glob(path, recursive=True)) or [path]
         out += [prefix + m for m in matches]
     return out
+
+
+def _seed_range(text: str) -> tuple[int, int]:
+    lo, sep, hi = text.partition("-")
+    try:
+        a, b = int(lo), int(hi if sep else lo)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a seed or a range LO-HI, got {text[:30]!r}") from None
+    if not 0 <= a <= b:
+        raise argparse.ArgumentTypeError(f"expected 0 <= LO <= HI, got {text[:30]!r}")
+    return a, b
 
 
 def main(argv=None) -> int:
@@ -96,6 +111,14 @@ def main(argv=None) -> int:
     sh.add_argument("--default-for", nargs="+", default=[], metavar="PLAYERS:MODULE",
                     help="the games it becomes the default for, e.g. 2:base (base or a module name)")
     sh.add_argument("--data", nargs="+", default=None, help="its training data as the model card describes it")
+    rc = sub.add_parser("records", help="collect the finished games of search players in records files into one "
+                                       "file (for fit --data records:FILE)")
+    rc.add_argument("files", nargs="+", help="records files (globs allowed, ** too)")
+    rc.add_argument("--players", type=int, required=True, choices=(2, 3, 4))
+    rc.add_argument("--module", default=None, choices=MODULES)
+    rc.add_argument("--exclude-seeds", nargs="*", default=[], type=_seed_range, metavar="LO-HI",
+                    help="deal seeds to leave out (inclusive ranges): the deals that test the network")
+    rc.add_argument("--out", required=True)
     ev = sub.add_parser("evaluate", help="networks' held-out losses on fixed data (the outcome as value target)")
     ev.add_argument("nets", nargs="+", help="network files or shipped names")
     ev.add_argument("--data", nargs="+", required=True, help="self-play files, or records:PATH (globs allowed)")
@@ -131,6 +154,28 @@ def main(argv=None) -> int:
             plot_history(hist, out / "losses.png")
         digest = save_network(out / "net.npz", model.export(), meta)
         print(json.dumps(hist[-1] if hist else {}), f"\nnet.npz sha256 {digest}")
+    elif args.cmd == "records":
+        from splendor_ai.errors import RecordError
+        from splendor_ai.train.dataset import select_records
+        files = [f for pattern in args.files for f in (sorted(glob.glob(pattern, recursive=True)) or [pattern])]
+        missing = [f for f in files if not Path(f).is_file()]
+        if missing:
+            ap.error(f"no such records file: {', '.join(missing)[:200]}")
+        out = Path(args.out)
+        if out.resolve() in {Path(f).resolve() for f in files}:
+            ap.error(f"--out {args.out} is one of the files read")
+        tmp = out.with_name(out.name + ".part")
+        n = 0
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                for rec in select_records(files, args.players, args.module, tuple(args.exclude_seeds)):
+                    f.write(rec.to_line() + "\n")
+                    n += 1
+        except (RecordError, OSError) as e:
+            tmp.unlink(missing_ok=True)
+            ap.error(str(e)[:300])
+        tmp.replace(out)   # a whole file or none: the old one stays if this fails
+        print(f"{n} games from {len(files)} files into {out}")
     elif args.cmd == "evaluate":
         import tempfile
 

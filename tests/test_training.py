@@ -263,3 +263,52 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
         json.dumps(read_network(net)[1])))
     p = train_py("evaluate", str(tmp_path / "bad.npz"), "--data", str(sp))
     assert p.returncode == 2 and "bad.npz" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_select_records_keeps_the_asked_games_once(tmp_path):
+    """`select_records` (and `train.py records`): the finished games of one player count and
+    module between search players, each once, in file order, without the deals left out; the
+    script writes them whole or not at all."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    from splendor_ai import Config
+    from splendor_ai.match import play_game
+    from splendor_ai.players import make_player
+    from splendor_ai.records import GameRecord, append_record, read_records
+    from splendor_ai.train.dataset import select_records
+
+    def record(seed, specs, config=None):
+        out = play_game([make_player(s, seed=i) for i, s in enumerate(specs)], seed=seed,
+                        config=config or Config(players=len(specs)))
+        return GameRecord.from_state(out.final, seed, specs, start=out.start)
+
+    search = ["mcts(iterations=20)"] * 3
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    kept1, kept2, kept3 = record(1, search), record(2, search), record(7, search)
+    for rec in (kept1, record(3, search), record(4, ["greedy"] + search[1:]), record(5, search[:2])):
+        append_record(a, rec)
+    for rec in (kept2, kept1, record(6, search, Config(players=3, modules=("orient",))), kept3):
+        append_record(b, rec)
+    got = list(select_records([a, b], 3, exclude_seeds=((3, 3), (10, 20))))
+    assert [r.to_line() for r in got] == [kept1.to_line(), kept2.to_line(), kept3.to_line()]
+    assert [r.seed for r in select_records([b], 3, "orient")] == [6]
+    script = Path(__file__).resolve().parents[1] / "experiments" / "train.py"
+
+    def train_py(*args):
+        return subprocess.run([sys.executable, str(script), "records", *args], capture_output=True, text=True,
+                              timeout=120)
+
+    out = tmp_path / "p3.jsonl"
+    p = train_py(str(tmp_path / "*.jsonl"), "--players", "3", "--exclude-seeds", "3", "10-20", "--out", str(out))
+    assert p.returncode == 0 and "3 games from 2 files" in p.stdout, p.stderr
+    assert [r.to_line() for r in read_records(out)] == [r.to_line() for r in got]
+    before = out.read_bytes()
+    p = train_py(str(a), "--players", "3", "--exclude-seeds", "20-10", "--out", str(out))
+    assert p.returncode == 2 and "expected 0 <= LO <= HI, got '20-10'" in p.stderr
+    p = train_py(str(a), "--players", "3", "--out", str(a))
+    assert p.returncode == 2 and "is one of the files read" in p.stderr
+    (tmp_path / "bad.jsonl").write_text('{"format": "splendor-record/1"}\n' + kept1.to_line() + "\n")
+    p = train_py(str(tmp_path / "bad.jsonl"), "--players", "3", "--out", str(out))
+    assert p.returncode == 2 and "line 1" in p.stderr and "Traceback" not in p.stderr
+    assert out.read_bytes() == before and not (tmp_path / "p3.jsonl.part").exists()

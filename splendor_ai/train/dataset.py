@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from .. import _features
 from ..state import Move, State
 from .reference import MAXACTIVE
 from .selfplay import read_games
+
+if TYPE_CHECKING:
+    from ..records import GameRecord
 
 CACHE_FORMAT = "splendor-examples/1"
 
@@ -198,6 +202,30 @@ def from_records(path, pweight: float = 0.5) -> Examples:
                 core.apply(a)
             state.push(move)
     return b.build()
+
+
+SEARCH_KINDS = ("mcts", "expectimax")
+
+
+def select_records(paths, players: int, module: str | None = None,
+                   exclude_seeds: tuple[tuple[int, int], ...] = ()) -> Iterator[GameRecord]:
+    """The finished games of the records files `paths` (in order, each game once) with `players`
+    players and `module` (None: the base game) between search players only (every seat an mcts or
+    expectimax spec: a greedy or random seat's moves would be policy targets too), whose deal seed
+    lies in none of the inclusive ranges `exclude_seeds` (the deals kept for testing a network
+    trained on the rest)."""
+    from ..records import read_records
+    seen: set[tuple] = set()
+    for path in paths:
+        for rec in read_records(path):
+            if (rec.result is None or rec.config.players != players or rec.config.module != module
+                    or any(p.split("(")[0] not in SEARCH_KINDS for p in rec.players)
+                    or any(lo <= (rec.seed if rec.seed is not None else -1) <= hi for lo, hi in exclude_seeds)):
+                continue
+            key = (rec.start, tuple(rec.players), tuple(rec.moves))
+            if key not in seen:
+                seen.add(key)
+                yield rec
 
 
 def cached(source, kind: str, cache_dir) -> Examples:
