@@ -489,3 +489,21 @@ def test_kill_9_of_a_run_leaves_no_worker_behind(tmp_path):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_second_run_into_the_same_file_stops_with_an_error(reference, tmp_path):
+    """While a run plays into a records file (it holds a lock on it) another run into that file
+    stops before playing anything, naming the file; the file is unchanged, and once the first run
+    ends the second resumes from it."""
+    import fcntl
+    games, _ = reference
+    path = tmp_path / "games.jsonl"
+    run(games[:1], path, progress=False)
+    before = path.read_bytes()
+    with open(path, "ab") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ExperimentError, match="another run is playing games into this file"):
+            run(games[:2], path, progress=False)
+        assert path.read_bytes() == before
+    res = run(games[:2], path, progress=False)
+    assert res.resumed == 1 and res.played == 1

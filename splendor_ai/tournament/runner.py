@@ -18,6 +18,11 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
+try:
+    import fcntl
+except ImportError:   # Windows: no flock
+    fcntl = None  # type: ignore[assignment]
+
 from ..errors import RecordError
 from ..players import parse_spec
 from ..records import GameRecord, append_record, read_records
@@ -215,6 +220,21 @@ class Scoreboard:
         return " | ".join(f"{short(s)} {self.points[s]:g}/{self.games[s]}" for s in self.points)
 
 
+def _claim(path):
+    """The records file `path` opened for appending with an exclusive lock on it, so that a second
+    run playing into the same file stops at once with an error instead of playing its games again
+    beside the first (both would append them). Where the platform has no flock, no lock."""
+    f = open(path, "ab")
+    if fcntl is not None:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise ExperimentError(f"{path}: another run is playing games into this file; let it finish "
+                                  "(this run would resume from it) or give another output") from None
+    return f
+
+
 def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = None, progress: bool = True,
         stop: Callable[[list[GameRecord]], bool] | None = None, desc: str = "games",
         execute: bool = True) -> RunResult:
@@ -256,6 +276,7 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
     stopping = bool(stop and stop(finished))
     if todo and not stopping and execute:
         from tqdm import tqdm
+        lock = _claim(path)   # held until the run ends: closing the file releases it
         executor = make_executor(play, jobs, ray, _cpus(todo))
         bar = tqdm(total=len(wanted), initial=len(done), desc=desc, unit="game", disable=not progress,
                    dynamic_ncols=True, leave=True)
@@ -288,6 +309,7 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
         finally:
             executor.close(kill=not clean)
             bar.close()
+            lock.close()
     result.stopped = stopping and len(done) < len(wanted)
     result.remaining = len(wanted) - len(done)
     result.records = [done[k] for k in wanted if k in done]
