@@ -157,7 +157,7 @@ def main(argv=None) -> int:
     elif args.cmd == "records":
         from splendor_ai.errors import RecordError
         from splendor_ai.train.dataset import select_records
-        files = [f for pattern in args.files for f in (sorted(glob.glob(pattern, recursive=True)) or [pattern])]
+        files = _expand(args.files)
         missing = [f for f in files if not Path(f).is_file()]
         if missing:
             ap.error(f"no such records file: {', '.join(missing)[:200]}")

@@ -277,7 +277,11 @@ def run(games: list[Game], path, *, jobs: int | None = None, ray: str | None = N
     if todo and not stopping and execute:
         from tqdm import tqdm
         lock = _claim(path)   # held until the run ends: closing the file releases it
-        executor = make_executor(play, jobs, ray, _cpus(todo))
+        try:
+            executor = make_executor(play, jobs, ray, _cpus(todo))
+        except BaseException:
+            lock.close()
+            raise
         bar = tqdm(total=len(wanted), initial=len(done), desc=desc, unit="game", disable=not progress,
                    dynamic_ncols=True, leave=True)
         if board.points:

@@ -220,7 +220,7 @@ def select_records(paths, players: int, module: str | None = None,
         for rec in read_records(path):
             if (rec.result is None or rec.config.players != players or rec.config.module != module
                     or any(p.split("(")[0] not in SEARCH_KINDS for p in rec.players)
-                    or any(lo <= (rec.seed if rec.seed is not None else -1) <= hi for lo, hi in exclude_seeds)):
+                    or (rec.seed is not None and any(lo <= rec.seed <= hi for lo, hi in exclude_seeds))):
                 continue
             key = (rec.start, tuple(rec.players), tuple(rec.moves))
             if key not in seen:
