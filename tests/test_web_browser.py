@@ -862,7 +862,9 @@ def test_no_null_text_rounds_and_badges_clear_of_costs(page, server):
         mst, hits = decision_position(module)
         if module == "strongholds":
             mst.push(hits[-1])                      # a stronghold on a market card
-        open_adopted(page, base, manager, mst, ["human", "random"])
+        # two human seats: after the stronghold's placement the second seat is to move, and a bot
+        # there could buy or clear the marked card before the page is read
+        open_adopted(page, base, manager, mst, ["human", "human"])
         overlaps = page.evaluate("""() => {
           const box = e => e.getBoundingClientRect();
           const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
