@@ -2,6 +2,7 @@
 
     python experiments/train.py selfplay --spec "mcts(iterations=4000)" --games 2000 --out sp.jsonl -j 2
     python experiments/train.py records "experiments/results/**/games.jsonl" --players 3 --out p3.jsonl
+    python experiments/train.py reanalyse p3.jsonl --spec "mcts(eval='net',iterations=30000)" --out p3re.jsonl -j 2
     python experiments/train.py fit --data sp.jsonl records:experiments/results/x/games.jsonl --out runs/net0
     python experiments/train.py loop runs/loop2p --generations 10 --start runs/net0/net.npz -j 2
     python experiments/train.py ship runs/net0/net.npz --name net2p-base-1 --default-for 2:base
@@ -10,6 +11,8 @@
 `selfplay` plays games into a self-play file (resumable: the seeds already there are skipped).
 `records` collects the finished games of search players (one player count and module, deal seeds
 left out on request) from records files into one, training data for `fit` as records:FILE.
+`reanalyse` searches every few turns of a records file's games again with a player spec into a
+self-play file (resumable), new visit and value targets for `fit` (splendor_ai/train/reanalyse.py).
 `fit` trains one network on data files (self-play files, or game records as records:PATH) into a
 folder: checkpoint (resumable), history.json, losses.png, held_out.json, net.npz. `ship` adds a network to the package
 (splendor_ai/nets: the file, its SHA-256 and check value in index.json, the games it is the
@@ -119,6 +122,13 @@ def main(argv=None) -> int:
     rc.add_argument("--exclude-seeds", nargs="*", default=[], type=_seed_range, metavar="LO-HI",
                     help="deal seeds to leave out (inclusive ranges): the deals that test the network")
     rc.add_argument("--out", required=True)
+    ra = sub.add_parser("reanalyse", help="search positions of recorded games again into a self-play file")
+    ra.add_argument("records", help="a records file (e.g. one written by the records command)")
+    ra.add_argument("--spec", required=True, help="the searching player")
+    ra.add_argument("--every", type=positive_int, default=3, help="search every EVERY-th turn of a game")
+    ra.add_argument("--games", type=positive_int, default=None, help="the first GAMES finished games only")
+    ra.add_argument("--out", required=True)
+    ra.add_argument("-j", "--jobs", type=positive_int, default=1)
     ev = sub.add_parser("evaluate", help="networks' held-out losses on fixed data (the outcome as value target)")
     ev.add_argument("nets", nargs="+", help="network files or shipped names")
     ev.add_argument("--data", nargs="+", required=True, help="self-play files, or records:PATH (globs allowed)")
@@ -176,6 +186,20 @@ def main(argv=None) -> int:
             ap.error(str(e)[:300])
         tmp.replace(out)   # a whole file or none: the old one stays if this fails
         print(f"{n} games from {len(files)} files into {out}")
+    elif args.cmd == "reanalyse":
+        from splendor_ai.errors import ConfigError, RecordError
+        from splendor_ai.players import make_player
+        from splendor_ai.train.reanalyse import ReanalyseJob, run as reanalyse
+        if not Path(args.records).is_file():
+            ap.error(f"no such records file: {args.records[:200]}")
+        if Path(args.out).resolve() == Path(args.records).resolve():
+            ap.error(f"--out {args.out} is the records file read")
+        try:
+            make_player(args.spec).close()   # a bad spec fails here, before any game
+            n = reanalyse(ReanalyseJob(args.spec, args.every), args.records, args.out, args.games, args.jobs)
+        except (ConfigError, RecordError, ValueError) as e:
+            ap.error(str(e)[:300])
+        print(f"{n} games reanalysed into {args.out}")
     elif args.cmd == "evaluate":
         import tempfile
 

@@ -312,3 +312,85 @@ def test_select_records_keeps_the_asked_games_once(tmp_path):
     p = train_py(str(tmp_path / "bad.jsonl"), "--players", "3", "--out", str(out))
     assert p.returncode == 2 and "line 1" in p.stderr and "Traceback" not in p.stderr
     assert out.read_bytes() == before and not (tmp_path / "p3.jsonl.part").exists()
+
+
+def test_reanalyse_searches_recorded_positions_again(tmp_path, monkeypatch):
+    """`reanalyse` (and `train.py reanalyse`): a self-play line per finished record with the
+    record's start, moves and outcome, samples at every `every`-th turn from `index % every`
+    (plus the decisions below the root of a searched turn, here a Strongholds purchase's
+    placement), legal keys, the searcher given the mover's view only; the same run gives the same
+    file; a second run adds nothing and a torn line is searched again; the file encodes."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    from splendor_ai import Config
+    from splendor_ai.match import play_game
+    from splendor_ai.players import make_player
+    from splendor_ai.records import GameRecord, append_record
+    from splendor_ai.state import View
+    from splendor_ai.train import reanalyse as ra
+
+    records = tmp_path / "r.jsonl"
+    for seed, config in ((1, Config(players=3)), (2, Config(players=2, modules=("strongholds",)))):
+        out = play_game([make_player("greedy", seed=i) for i in range(config.players)], seed=seed, config=config)
+        append_record(records, GameRecord.from_state(out.final, seed, ["greedy"] * config.players, start=out.start))
+    seen = []
+
+    def spy(spec, seed=0):
+        player = make_player(spec, seed=seed)
+        choose = player.choose
+
+        def checked(view):
+            seen.append(type(view))
+            return choose(view)
+        player.choose = checked
+        return player
+
+    monkeypatch.setattr(ra, "make_player", spy)
+    job = ra.ReanalyseJob("mcts(iterations=60)", every=4)
+    out1 = tmp_path / "a.jsonl"
+    assert ra.run(job, records, out1, progress=False) == 2
+    assert seen and set(seen) == {View}
+    games = list(read_games(out1))
+    recs = [GameRecord.from_line(line) for line in records.read_text().splitlines()]
+    assert [g["seed"] for g in games] == [0, 1] and [g["deal"] for g in games] == [1, 2]
+    below_root = 0
+    for index, (g, rec) in enumerate(zip(games, recs)):
+        assert g["start"] == rec.start and g["moves"] == rec.moves
+        assert g["target"] == [1.0 if s in rec.result.winners else 0.0 for s in range(rec.config.players)]
+        turns = sorted({s["turn"] for s in g["samples"] if not s["pre"]})
+        st = State(rec.start)
+        for t in range(len(rec.moves)):
+            if t % 4 == index % 4 and len(st.legal_moves) > 1:
+                assert t in turns
+            for s in (s for s in g["samples"] if s["turn"] == t):
+                assert t % 4 == index % 4 and s["seat"] == st.to_move
+                core = st._core.copy()
+                for a in s["pre"]:
+                    core.apply(a)
+                assert set(s["keys"]) <= {core.action_key(a) for a in core.legal_actions()}
+                assert s["visits"] == sorted(s["visits"], reverse=True) and sum(s["q"]) == pytest.approx(1, abs=1e-3)
+                below_root += bool(s["pre"])
+            st.push(rec.moves[t])
+    assert below_root > 0
+    assert len(from_selfplay(out1)) == sum(len(g["samples"]) for g in games)
+    # reproducible; resumable
+    out2 = tmp_path / "b.jsonl"
+    assert ra.run(job, records, out2, progress=False) == 2 and out2.read_bytes() == out1.read_bytes()
+    assert ra.run(job, records, out2, progress=False) == 0
+    out2.write_bytes(out2.read_bytes()[:-30])
+    assert ra.run(job, records, out2, jobs=2, progress=False) == 1 and out2.read_bytes() == out1.read_bytes()
+    # the script: the same file; bad input named
+    script = Path(__file__).resolve().parents[1] / "experiments" / "train.py"
+
+    def train_py(*args):
+        return subprocess.run([sys.executable, str(script), "reanalyse", *args], capture_output=True, text=True,
+                              timeout=120)
+    p = train_py(str(records), "--spec", "mcts(iterations=60)", "--every", "4", "--out", str(tmp_path / "c.jsonl"))
+    assert p.returncode == 0 and (tmp_path / "c.jsonl").read_bytes() == out1.read_bytes()
+    for args, says in ((["--spec", "mcts(iterations=-1)"], "iterations"), (["--spec", "mcts(iterations=9)", "--every", "0"], "every"),
+                       (["--spec", "mcts(iterations=9)"], "no such records file")):
+        target = str(tmp_path / "nope.jsonl") if says == "no such records file" else str(records)
+        p = train_py(target, *args, "--out", str(tmp_path / "d.jsonl"))
+        assert p.returncode == 2 and says in p.stderr and "Traceback" not in p.stderr
+        assert not (tmp_path / "d.jsonl").exists()

@@ -65,6 +65,35 @@ def _stats(children, players: int, legal: set[int] | None):
     return [k for k, _, _ in kids], [v for _, v, _ in kids], q
 
 
+def decision_samples(search, core, actions, turn: int, seat: int, players: int) -> list[dict]:
+    """The samples of one decision: the root's visits and values of `search` (an MCTSSearch, None
+    for a player without one) at `core`, the position at turn `turn` with `seat` to move, when
+    it has a choice, then the visits below the root along `actions` (the engine actions of the
+    move taken: its token returns, noble and module decisions) where those had a choice and 8
+    visits or more."""
+    if search is None:
+        return []
+    out = []
+    tree = search.trees[0]
+    legal = {core.action_key(a) for a in core.legal_actions()}
+    keys, visits, q = _stats(tree.root_stats(), players, legal)
+    if len(legal) > 1 and keys:
+        out.append({"turn": turn, "pre": [], "seat": seat, "keys": keys, "visits": visits, "q": q})
+    core = core.copy()
+    path = []
+    for i, a in enumerate(actions[:-1]):
+        path.append(core.action_key(a))
+        core.apply(a)
+        legal = {core.action_key(b) for b in core.legal_actions()}
+        if len(legal) < 2:
+            continue
+        keys, visits, q = _stats(tree.children(path), players, legal)
+        if keys and sum(visits) >= 8:
+            out.append({"turn": turn, "pre": list(actions[:i + 1]), "seat": seat, "keys": keys,
+                        "visits": visits, "q": q})
+    return out
+
+
 def play_game(job: SelfPlayJob, seed: int) -> dict:
     """One self-play game; returns its JSON object (see the module docstring)."""
     t0 = time.perf_counter()
@@ -84,28 +113,9 @@ def play_game(job: SelfPlayJob, seed: int) -> dict:
             if infos:
                 rng = random.Random(seed * 1000003 + len(moves))
                 move = rng.choices([m.move for m in infos], weights=[m.visits for m in infos])[0]
-        search = getattr(seats[seat], "last_search", None)
         actions = view.legal_moves._table[move]
-        if search is not None:
-            tree = search.trees[0]
-            core = state._core
-            legal = {core.action_key(a) for a in core.legal_actions()}
-            keys, visits, q = _stats(tree.root_stats(), job.players, legal)
-            if len(legal) > 1 and keys:
-                samples.append({"turn": len(moves), "pre": [], "seat": seat, "keys": keys, "visits": visits, "q": q})
-            # the decisions of the turn (returns, noble, module decisions): the visits below the root
-            core = core.copy()
-            path = []
-            for i, a in enumerate(actions[:-1]):
-                path.append(core.action_key(a))
-                core.apply(a)
-                legal = {core.action_key(b) for b in core.legal_actions()}
-                if len(legal) < 2:
-                    continue
-                keys, visits, q = _stats(tree.children(path), job.players, legal)
-                if keys and sum(visits) >= 8:
-                    samples.append({"turn": len(moves), "pre": list(actions[:i + 1]), "seat": seat, "keys": keys,
-                                    "visits": visits, "q": q})
+        samples += decision_samples(getattr(seats[seat], "last_search", None), state._core, actions,
+                                    len(moves), seat, job.players)
         played = state.push(move)
         moves.append(str(played))
         for p in seats:
