@@ -187,7 +187,6 @@ def main(argv=None) -> int:
         tmp.replace(out)   # a whole file or none: the old one stays if this fails
         print(f"{n} games from {len(files)} files into {out}")
     elif args.cmd == "reanalyse":
-        from splendor_ai.errors import ConfigError, RecordError
         from splendor_ai.players import make_player
         from splendor_ai.train.reanalyse import ReanalyseJob, run as reanalyse
         if not Path(args.records).is_file():
@@ -197,7 +196,7 @@ def main(argv=None) -> int:
         try:
             make_player(args.spec).close()   # a bad spec fails here, before any game
             n = reanalyse(ReanalyseJob(args.spec, args.every), args.records, args.out, args.games, args.jobs)
-        except (ConfigError, RecordError, ValueError) as e:
+        except ValueError as e:   # the toolkit's input errors (a spec, a record) are ValueErrors
             ap.error(str(e)[:300])
         print(f"{n} games reanalysed into {args.out}")
     elif args.cmd == "evaluate":
