@@ -380,6 +380,7 @@ def test_reanalyse_searches_recorded_positions_again(tmp_path, monkeypatch):
     assert ra.run(job, records, out2, progress=False) == 0
     out2.write_bytes(out2.read_bytes()[:-30])
     assert ra.run(job, records, out2, jobs=2, progress=False) == 1 and out2.read_bytes() == out1.read_bytes()
+    assert ra.run(ra.ReanalyseJob("mcts(iterations=60)", every=5), records, out2, games=1, progress=False) == 1
     # the script: the same file; bad input named
     script = Path(__file__).resolve().parents[1] / "experiments" / "train.py"
 

@@ -12,8 +12,8 @@ searched again (every `every`-th turn of the game, the first at turn `index % ev
 games of a file cover every phase; a searched turn also gives the decisions below the root along
 the move the search chose: its token returns, noble, module decisions). The search sees the
 mover's view only, as in self-play. A line's `seed` is the game's index in the records file (the
-deal seed is kept as `deal`), so a run interrupted at any point goes on with the games not yet in
-the output.
+deal seed is kept as `deal`, the spacing as `every`), so a run interrupted at any point goes on
+with the games of its spec and spacing not yet in the output.
 """
 from __future__ import annotations
 
@@ -54,8 +54,8 @@ def reanalyse_game(job: ReanalyseJob, index: int, rec: GameRecord) -> dict:
             finally:
                 player.close()
         state.push(text)
-    return {"format": FORMAT, "seed": index, "deal": rec.seed, "spec": job.spec, "players": players,
-            "module": module, "start": rec.start, "moves": list(rec.moves),
+    return {"format": FORMAT, "seed": index, "deal": rec.seed, "spec": job.spec, "every": job.every,
+            "players": players, "module": module, "start": rec.start, "moves": list(rec.moves),
             "result": rec.result.to_json() if rec.result else None,
             "target": outcome_target(rec.result, players), "samples": samples}
 
@@ -72,7 +72,7 @@ def run(job: ReanalyseJob, records_path, out_path, games: int | None = None, job
     from tqdm import tqdm
 
     _cut_torn_tail(out_path)
-    done = {g["seed"] for g in read_games(out_path) if g["spec"] == job.spec}
+    done = {g["seed"] for g in read_games(out_path) if g["spec"] == job.spec and g.get("every") == job.every}
     todo = [(i, r.to_line()) for i, r in enumerate(_finished(records_path, games)) if i not in done]
     bar = tqdm(total=len(todo), desc=f"reanalyse {job.spec}", unit="game", disable=not progress, smoothing=0.05)
     n = 0
