@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import math
 import sys
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -58,6 +59,16 @@ def _expand(data: list[str]) -> list[str]:
     return out
 
 
+def _share(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not 0 < x <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {text[:30]!r}")
+    return x
+
+
 def _seed_range(text: str) -> tuple[int, int]:
     lo, sep, hi = text.partition("-")
     try:
@@ -87,6 +98,8 @@ def main(argv=None) -> int:
     fit.add_argument("--out", required=True)
     fit.add_argument("--init", default=None, help="start from this network's weights")
     fit.add_argument("--held-out", type=float, default=0.05)
+    fit.add_argument("--train-share", type=_share, default=1.0,
+                     help="train on this share of the training games only, the held-out ones unchanged (a learning curve)")
     fit.add_argument("--cache", default=None, help="where encoded examples are cached (default OUT/cache)")
     fit.add_argument("-j", "--jobs", type=positive_int, default=1, help="processes encoding the data files not cached yet")
     _train_args(fit)
@@ -143,12 +156,12 @@ def main(argv=None) -> int:
     elif args.cmd == "fit":
         from splendor_ai.players.network import read_network, save_network
         from splendor_ai.train.loop import _examples
-        from splendor_ai.train.trainer import evaluate_by_kind, plot_history, split_by_game, train
+        from splendor_ai.train.trainer import describe, evaluate_by_kind, plot_history, split_by_game, train
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         files = _expand(args.data)
         ex = _examples(files, Path(args.cache) if args.cache else out / "cache", jobs=args.jobs)
-        tr, va = split_by_game(ex, args.held_out)
+        tr, va = split_by_game(ex, args.held_out, train_share=args.train_share)
         print(f"{len(tr)} training positions, {len(va)} held out, from {len(files)} files")
         settings = _train_settings(args)
         init = read_network(args.init)[0] if args.init else None
@@ -156,8 +169,7 @@ def main(argv=None) -> int:
         by_kind = evaluate_by_kind(model, ex, va, settings)
         (out / "held_out.json").write_text(json.dumps(by_kind, indent=1))
         for kind, v in by_kind.items():
-            print(f"held out {kind:>16}: value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}  "
-                  f"({v['positions']} positions)")
+            print(f"held out {kind:>16}: {describe(v)}")
         meta = {"name": out.name, "data": files, "positions": int(len(tr)), "settings": asdict(settings),
                 "final": hist[-1] if hist else None, "held_out": by_kind}
         if hist:
@@ -207,7 +219,7 @@ def main(argv=None) -> int:
         from splendor_ai.players.network import load_network, network_file, read_network
         from splendor_ai.train.loop import _examples
         from splendor_ai.train.model import Net
-        from splendor_ai.train.trainer import TrainSettings, evaluate_by_kind, load_arrays
+        from splendor_ai.train.trainer import TrainSettings, describe, evaluate_by_kind, load_arrays
         nets = {}
         try:    # every network checked (shapes too, by loading it) before the data is encoded
             for name in args.nets:
@@ -228,8 +240,7 @@ def main(argv=None) -> int:
             model = Net(*arrays["w2"].shape)
             load_arrays(model, arrays)
             for kind, v in evaluate_by_kind(model, ex, rows, TrainSettings()).items():
-                print(f"{name} {kind}: value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}  "
-                      f"({v['positions']} positions)")
+                print(f"{name} {kind}: {describe(v)}")
     elif args.cmd == "ship":
         from splendor_ai.train.ship import ship
         default_for: dict[str, list[int]] = {}

@@ -154,6 +154,60 @@ def test_a_narrower_network_widens_to_the_same_function():
         load_arrays(Net(8, 8), narrow.export())
 
 
+def test_learning_curve_split_keeps_the_held_out_games(selfplay_file):
+    """`train_share` trains on a share of the training games: the held-out games are those of the
+    whole split, and a smaller share's games are among a larger one's."""
+    parts = []
+    for i in range(4):   # 12 games
+        part = from_selfplay(selfplay_file)
+        part.game = part.game.astype(np.int64) + 100 * i
+        parts.append(part)
+    ex = Examples.concat(parts)
+
+    def games(rows):
+        return set(ex.game[rows].tolist())
+    whole, held = split_by_game(ex, 0.25)
+    assert len(games(held)) == 3 and len(games(whole)) == 9 and not games(held) & games(whole)
+    shares = [split_by_game(ex, 0.25, train_share=f) for f in (2 / 3, 1 / 3)]
+    assert all(np.array_equal(va, held) for _, va in shares)
+    (two_thirds, _), (third, _) = shares
+    assert games(third) < games(two_thirds) < games(whole)
+    assert (len(games(two_thirds)), len(games(third))) == (6, 3)
+    assert np.array_equal(two_thirds, np.flatnonzero(np.isin(ex.game, list(games(two_thirds)))))
+
+
+def test_value_head_against_the_search_values(selfplay_file, tmp_path):
+    """`evaluate`'s search-value figures equal a direct computation over the positions (per game
+    size, the search values floored at 1e-4), and records, which carry none, have none."""
+    from splendor_ai.match import play_game
+    from splendor_ai.players import make_player
+    from splendor_ai.records import GameRecord, append_record
+    from splendor_ai.train.trainer import evaluate
+    torch.manual_seed(3)
+    model = Net(16, 8)
+    ex = from_selfplay(selfplay_file)
+    rows = np.arange(len(ex))
+    with torch.no_grad():
+        logits = model(*batch_tensors(ex, rows, 0.0)[:3])[0].numpy().astype(np.float64)
+    kl = own = 0.0
+    for r in rows:
+        n = int(ex.players[r])
+        q = np.maximum(ex.q[r, :n].astype(np.float64), 1e-4)
+        q /= q.sum()
+        p = np.exp(logits[r, :n] - logits[r, :n].max())
+        p /= p.sum()
+        kl += float((q * np.log(q / p)).sum())
+        own -= float((ex.z[r, :n] * np.log(q)).sum())
+    got = evaluate(model, ex, rows, TrainSettings(), batch=7)
+    assert got["search_kl"] == pytest.approx(kl / len(rows), rel=1e-4)
+    assert got["search_loss"] == pytest.approx(own / len(rows), rel=1e-4)
+    assert got["search_kl"] > 0.0
+    out = play_game([make_player("greedy", seed=1), make_player("greedy", seed=2)], seed=5)
+    append_record(tmp_path / "r.jsonl", GameRecord.from_state(out.final, 5, ["greedy", "greedy"], start=out.start))
+    assert set(evaluate(model, from_records(tmp_path / "r.jsonl"), rows[:20], TrainSettings())) == {
+        "value_loss", "policy_loss"}
+
+
 def test_interrupted_training_equals_uninterrupted(selfplay_file, tmp_path):
     ex = from_selfplay(selfplay_file)
     tr, va = split_by_game(ex, 0.3)
@@ -233,6 +287,10 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
         assert p.returncode == 0 and f"{played} played into" in p.stdout, p.stderr
     p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "bad"), "-j", "0")
     assert p.returncode == 2 and "expected a positive integer, got '0'" in p.stderr and not (tmp_path / "bad").exists()
+    for share in ("0", "1.5", "half"):
+        p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "bad"), "--train-share", share)
+        assert p.returncode == 2 and f"expected a share in (0, 1], got '{share}'" in p.stderr
+        assert not (tmp_path / "bad").exists()
     p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "run"), "-j", "2", "--h1", "16", "--h2", "8",
                  "--steps", "4", "--batch", "16", "--eval-every", "2", "--held-out", "0.5")
     assert p.returncode == 0, p.stderr
@@ -251,6 +309,7 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
     load_arrays(model, read_network(net)[0])
     v = evaluate_by_kind(model, ex, np.arange(len(ex)), TrainSettings())["2p base"]
     assert p.stdout.strip() == (f"{net} 2p base: value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}  "
+                                f"search values: divergence {v['search_kl']:.4f}, their value {v['search_loss']:.4f}  "
                                 f"({v['positions']} positions)")
     p = train_py("evaluate", "net-9p-none", "--data", str(sp))
     assert p.returncode == 2 and "unknown network 'net-9p-none'" in p.stderr

@@ -36,30 +36,69 @@ class TrainSettings:
     threads: int = 1
 
 
-def split_by_game(ex: Examples, held_out: float = 0.05, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of a train / validation split that keeps each game on one side."""
+def split_by_game(ex: Examples, held_out: float = 0.05, seed: int = 0,
+                  train_share: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of a train / validation split that keeps each game on one side. `train_share`
+    < 1 trains on that share of the training games only, drawn after the held-out ones so that the
+    held-out games stay the same and a smaller share's games are among a larger one's: the points
+    of a learning curve."""
     games = np.unique(ex.game)
     rng = np.random.default_rng(seed)
     val_games = set(rng.choice(games, max(1, int(len(games) * held_out)), replace=False).tolist())
     is_val = np.isin(ex.game, list(val_games))
-    return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    train = np.flatnonzero(~is_val)
+    if train_share < 1:
+        order = rng.permutation(np.unique(ex.game[train]))
+        train = train[np.isin(ex.game[train], order[:max(1, round(len(order) * train_share))])]
+    return train, np.flatnonzero(is_val)
 
 
 def evaluate(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings, batch: int = 4096) -> dict:
     """Mean value and policy losses over `rows` (the outcome alone as the value target, so figures
-    compare across q weights), and the value's accuracy at picking the winner of two-player games."""
+    compare across q weights). Where the rows carry search values (self-play and reanalysed files,
+    not records) also how far the value head is from them (`search_kl`, the mean Kullback-Leibler
+    divergence of its win probabilities from the search's) and the search values' own loss against
+    the outcome (`search_loss`, what a value head equal to them would score), so that a value head
+    is seen against the targets it learns from."""
     model.eval()
-    vsum = psum = 0.0
-    n = 0
+    vsum = psum = klsum = sqsum = 0.0
+    n = nq = 0
     with torch.no_grad():
         for i in range(0, len(rows), batch):
-            b = batch_tensors(ex, rows[i:i + batch], 0.0)
+            part = rows[i:i + batch]
+            b = batch_tensors(ex, part, 0.0)
             vl, pl = losses(model, b)
-            vsum += vl.item() * len(b[5])
-            psum += pl.item() * len(b[5])
-            n += len(b[5])
+            vsum += vl.item() * len(part)
+            psum += pl.item() * len(part)
+            n += len(part)
+            known = ~np.isnan(ex.q[part]).any(1)
+            if known.any():
+                seats = b[6].numpy()[known]
+                logp = torch.log_softmax(model(*b[:3])[0].masked_fill(~b[6], float("-inf")), 1).numpy()[known]
+                # the search values floored at 1e-4 a seat, as a win probability is never quite 0
+                q = np.where(seats, np.maximum(ex.q[part][known], 1e-4), 0.0)
+                q /= q.sum(1, keepdims=True)
+                logq = np.log(np.where(seats, q, 1.0))
+                klsum += float((q * (logq - np.where(seats, logp, 0.0))).sum())
+                sqsum += float(-(ex.z[part][known] * logq).sum())
+                nq += int(known.sum())
     model.train()
-    return {"value_loss": vsum / max(n, 1), "policy_loss": psum / max(n, 1)}
+    out = {"value_loss": vsum / max(n, 1), "policy_loss": psum / max(n, 1)}
+    if nq:
+        out.update(search_kl=klsum / nq, search_loss=sqsum / nq)
+    return out
+
+
+_SHORT = {"value_loss": "value", "policy_loss": "policy"}   # their names in a training history
+
+
+def describe(losses_of: dict) -> str:
+    """One line of `evaluate`'s figures, as `fit` and `evaluate` print them."""
+    v = losses_of
+    text = f"value {v['value_loss']:.4f}  policy {v['policy_loss']:.4f}"
+    if "search_kl" in v:
+        text += f"  search values: divergence {v['search_kl']:.4f}, their value {v['search_loss']:.4f}"
+    return text + f"  ({v['positions']} positions)"
 
 
 def evaluate_by_kind(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings) -> dict:
@@ -122,7 +161,7 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
         if step % settings.eval_every == 0 or step == settings.steps or early:
             entry = {"step": step, "lr": lr, "train_value": run_v, "train_policy": run_p}
             if len(val_rows):
-                entry.update({f"val_{k.split('_')[0]}": v for k, v in evaluate(model, ex, val_rows, settings).items()})
+                entry.update({"val_" + _SHORT.get(k, k): v for k, v in evaluate(model, ex, val_rows, settings).items()})
             history.append(entry)
             tmp = run_dir / "checkpoint.pt.tmp"
             torch.save({"settings": asdict(settings), "model": model.state_dict(), "opt": opt.state_dict(),
