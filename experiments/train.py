@@ -43,7 +43,10 @@ def _train_args(p: argparse.ArgumentParser, skip=()) -> None:
     for f in fields(TrainSettings):
         if f.name in skip:
             continue
-        p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+        if isinstance(f.default, bool):
+            p.add_argument(f"--{f.name.replace('_', '-')}", action="store_true", default=f.default)
+        else:
+            p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
 
 
 def _train_settings(args) -> TrainSettings:
@@ -237,7 +240,7 @@ def main(argv=None) -> int:
             ap.error(f"no positions in --data {' '.join(args.data)[:200]}")
         rows = np.arange(len(ex), dtype=np.int64)
         for name, arrays in nets.items():
-            model = Net(*arrays["w2"].shape)
+            model = Net.of(arrays)
             load_arrays(model, arrays)
             for kind, v in evaluate_by_kind(model, ex, rows, TrainSettings()).items():
                 print(f"{name} {kind}: {describe(v)}")

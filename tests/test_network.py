@@ -20,9 +20,9 @@ NKEYS = 1178
 MODULES = (None, "cities", "orient", "posts", "strongholds")
 
 
-def random_arrays(h1=32, h2=16, seed=0, scale=1.0):
+def random_arrays(h1=32, h2=16, seed=0, scale=1.0, terms=False):
     rng = np.random.default_rng(seed)
-    f = _features.FEATURES["nfeat"]
+    f = _features.FEATURES["nfeat_terms" if terms else "nfeat"]
     a = {"w1": rng.normal(0, 0.2 * scale, (f, h1)), "b1": rng.normal(0, 0.1, h1),
          "w2": rng.normal(0, 0.3 * scale, (h1, h2)), "b2": rng.normal(0, 0.1, h2),
          "wv": rng.normal(0, 0.5 * scale, (4, h2)), "bv": rng.normal(0, 0.1, 4),
@@ -59,8 +59,9 @@ def random_positions(players, module, seed, count=12):
 # the kernels' 8-column path, then their 64-column blocks with 8 columns left over (weights scaled
 # down so that the outputs stay a few units large, where float32 keeps 1e-5)
 @pytest.mark.parametrize("hidden", [(48, 24, 1.0), (136, 72, 0.5)])
-def test_compiled_forward_equals_numpy_reference(players, module, hidden):
-    arrays = random_arrays(h1=hidden[0], h2=hidden[1], seed=players, scale=hidden[2])
+@pytest.mark.parametrize("terms", [False, True])
+def test_compiled_forward_equals_numpy_reference(players, module, hidden, terms):
+    arrays = random_arrays(h1=hidden[0], h2=hidden[1], seed=players, scale=hidden[2], terms=terms)
     net = _net.Network(arrays)
     for core in random_positions(players, module, seed=players * 7 + len(module or "")):
         keys = sorted({core.action_key(a) for a in core.legal_actions()})
@@ -76,14 +77,45 @@ def test_features_are_bounded_and_sparse():
             for core in random_positions(players, module, seed=3):
                 for seat in range(players):
                     idx, val = ref.sparse_features(core, seat)
-                    assert len(idx) == len(set(idx.tolist())) <= _features.FEATURES["maxactive"]
+                    tidx, tval = ref.sparse_features(core, seat, terms=True)
+                    assert np.array_equal(tidx[:len(idx)], idx) and np.array_equal(tval[:len(val)], val)
                     assert ((0 <= idx) & (idx < _features.FEATURES["nfeat"])).all()
-                    assert np.isfinite(val).all() and (np.abs(val) <= 10).all() and (val != 0).all()
+                    assert (tidx[len(idx):] >= _features.FEATURES["nfeat"]).all()
+                    assert len(tidx) == len(set(tidx.tolist())) <= _features.FEATURES["maxactive"]
+                    assert (tidx < _features.FEATURES["nfeat_terms"]).all()
+                    assert np.isfinite(tval).all() and (np.abs(tval) <= 10).all() and (tval != 0).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_evaluation_terms_as_features(players):
+    """The network's optional inputs are the classic evaluation's terms: their weighted sum is the
+    evaluation (base game), and the features hold each seat's terms, scaled, counted from the seat
+    encoded for, another seat's blind reserves left out."""
+    from splendor_ai import _policy
+    rng = np.random.default_rng(players)
+    nfeat, scale = _features.FEATURES["nfeat"], np.array(_features.FEATURES["term_scale"])
+    for core in random_positions(players, None, seed=players * 11, count=20):
+        w = rng.normal(0, 1, 16)
+        want = _policy.evaluate(core, w.tolist())
+        for seat in range(players):
+            t = np.array(_policy.terms(core, seat))
+            assert float(w @ t) == pytest.approx(want[seat], rel=1e-4, abs=1e-4)
+            idx, val = ref.sparse_features(core, seat, terms=True)
+            got = np.zeros(4 * 16)
+            sel = idx >= nfeat
+            got[idx[sel] - nfeat] = val[sel]
+            for r in range(players):
+                q = (seat + r) % players
+                seen = np.array(_policy.terms(core, q, hide_blind=r != 0))
+                assert np.allclose(got[16 * r:16 * r + 16], (seen * scale).astype(np.float32), atol=1e-6)
+            assert not got[16 * players:].any()
+    with pytest.raises(ValueError, match="seat must be"):
+        _policy.terms(core, players)
 
 
 def test_features_read_only_what_the_seat_may_know():
-    """Twin worlds of one view (every hidden card resampled) encode the same for that seat, while the
-    opponent's own features see its blind reserve."""
+    """Twin worlds of one view (every hidden card resampled) encode the same for that seat, the
+    evaluation's terms included, while the opponent's own features see its blind reserve."""
     changed_for_holder = 0
     for players in (2, 3, 4):
         for module in MODULES:
@@ -96,11 +128,12 @@ def test_features_read_only_what_the_seat_may_know():
                 core.apply(rng.choice(blind) if blind and rng.random() < 0.5 else rng.choice(acts))
             for seat in range(players):
                 view = core.hidden_for(seat)
-                base = ref.dense_features(core, seat)
+                base = ref.dense_features(core, seat, terms=True)
                 for k in range(4):
                     world = view.determinized(1000 + k)
-                    assert np.array_equal(ref.dense_features(world, seat), base)
-                    if any(not np.array_equal(ref.dense_features(world, q), ref.dense_features(core, q))
+                    assert np.array_equal(ref.dense_features(world, seat, terms=True), base)
+                    if any(not np.array_equal(ref.dense_features(world, q, terms=True),
+                                              ref.dense_features(core, q, terms=True))
                            for q in range(players) if q != seat):
                         changed_for_holder += 1
     assert changed_for_holder > 0   # the worlds did differ where someone else could see it

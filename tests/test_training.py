@@ -58,13 +58,14 @@ def test_examples_match_the_games(selfplay_file):
     probs_sum = np.add.reduceat(ex.probs, ex.key_off[:-1])
     assert np.allclose(probs_sum, 1.0, atol=1e-5)
     assert np.allclose(ex.z.sum(1), 1.0) and set(ex.players.tolist()) == {2}
-    # the first example is the first sample of the first game, encoded for its seat
+    # the first example is the first sample of the first game, encoded for its seat (with the
+    # evaluation's terms, which a model reads only when it has inputs for them)
     g = games[0]
     s = g["samples"][0]
     st = State(g["start"])
     for m in g["moves"][:s["turn"]]:
         st.push(m)
-    idx, val = ref.sparse_features(st._core, s["seat"])
+    idx, val = ref.sparse_features(st._core, s["seat"], terms=True)
     assert np.array_equal(ex.feat_idx[:ex.feat_off[1]], idx) and np.array_equal(ex.feat_val[:ex.feat_off[1]], val)
     # a round trip of the cache format
     sub = ex.subset(np.array([2, 0, 2]))
@@ -110,18 +111,21 @@ def test_examples_from_records_replay_two_step_turns(tmp_path):
     assert len(ex) == decisions and set(ex.module.tolist()) == {4}
 
 
-def _random_net(h1: int, h2: int, seed: int) -> Net:
+def _random_net(h1: int, h2: int, seed: int, terms: bool = False) -> Net:
     """A model whose every weight is random (biases and output layers too, not left at zero)."""
     torch.manual_seed(seed)
-    model = Net(h1, h2)
+    model = Net(h1, h2, terms)
     with torch.no_grad():
         for p in model.parameters():
             p.add_(torch.randn_like(p) * 0.1)
     return model
 
 
-def test_torch_model_exports_the_compiled_network():
-    model = _random_net(32, 16, seed=0)
+@pytest.mark.parametrize("terms", [False, True])
+def test_torch_model_exports_the_compiled_network(terms):
+    """What is trained is what the search runs: the PyTorch model on the examples' features equals
+    the compiled network on the position, with or without the evaluation's terms as inputs."""
+    model = _random_net(32, 16, seed=0, terms=terms)
     arrays = model.export()
     net = _net.Network(arrays)
     from splendor_ai.train.dataset import _Builder
@@ -129,13 +133,42 @@ def test_torch_model_exports_the_compiled_network():
         keys = sorted({core.action_key(a) for a in core.legal_actions()})
         b = _Builder()
         b.add(core, core.to_move, {keys[0]: 1.0}, [1, 0, 0], None, 2, 1.0, 0)
-        batch = batch_tensors(b.build(), np.array([0]), 0.0)
+        batch = batch_tensors(b.build(), np.array([0]), 0.0, model.nfeat)
         with torch.no_grad():
             v, p = model(*batch[:3])
         values, logits = net.evaluate(core, keys)
         pv = torch.softmax(v[0, :3], 0).numpy()
         rel = [values[(core.to_move + r) % 3] for r in range(3)]
         assert np.allclose(pv, rel, atol=1e-5) and np.allclose(p[0, keys].numpy(), logits, atol=1e-4)
+
+
+def test_a_network_takes_the_evaluation_terms_as_new_inputs(selfplay_file):
+    """A network's arrays load into a model that also reads the evaluation's terms (their rows at
+    zero), and the compiled search computes exactly what it did; the examples hold the terms,
+    which a batch for a model without them leaves out, each position keeping its own features."""
+    from splendor_ai.train.reference import NFEAT, NFEAT_TERMS
+    from splendor_ai.train.trainer import load_arrays
+    plain = _random_net(16, 8, seed=1)
+    with_terms = Net(16, 8, terms=True)
+    load_arrays(with_terms, plain.export())
+    a, b = plain.export(), with_terms.export()
+    assert b["w1"].shape == (NFEAT_TERMS, 16) and not b["w1"][NFEAT:].any()
+    assert Net.of(b).terms and not Net.of(a).terms
+    na, nb = _net.Network(a), _net.Network(b)
+    for core in random_positions(3, None, seed=2, count=6):
+        keys = sorted({core.action_key(x) for x in core.legal_actions()})
+        (va, pa), (vb, pb) = na.evaluate(core, keys), nb.evaluate(core, keys)
+        assert np.allclose(va, vb, atol=1e-6) and np.allclose(pa, pb, atol=1e-6)
+    with pytest.raises(ValueError, match="evaluation's terms does not fit"):
+        load_arrays(Net(16, 8), b)
+    ex = from_selfplay(selfplay_file)
+    rows = np.arange(40)
+    full, part = batch_tensors(ex, rows, 0.0, NFEAT_TERMS), batch_tensors(ex, rows, 0.0)
+    fi, pi = full[0].numpy(), part[0].numpy()
+    assert (fi >= NFEAT).any() and np.array_equal(pi, fi[fi < NFEAT])
+    counts = [int((ex.feat_idx[ex.feat_off[r]:ex.feat_off[r + 1]] < NFEAT).sum()) for r in rows]
+    assert np.array_equal(np.diff(np.append(part[1].numpy(), len(pi))), counts)
+    assert np.array_equal(np.diff(np.append(full[1].numpy(), len(fi))), np.diff(ex.feat_off[:41]))
 
 
 def test_a_narrower_network_widens_to_the_same_function():
@@ -269,6 +302,11 @@ def test_examples_encoded_on_processes_equal_those_of_one(selfplay_file, tmp_pat
     assert len(set(one.game.tolist())) == 2 * len(set((one.game % 10_000_000).tolist()))
 
 
+def read_network_arrays(path):
+    from splendor_ai.players.network import read_network
+    return read_network(path)[0]
+
+
 def test_train_script_plays_then_fits_a_network(tmp_path):
     """experiments/train.py from the command line: `selfplay` writes its games (and a second run
     plays none), `fit` (encoding on two processes) writes a network the searches load."""
@@ -299,6 +337,15 @@ def test_train_script_plays_then_fits_a_network(tmp_path):
     st = State.new(2, seed=4)
     d = make_player(f"mcts(eval='net',net='{net}',iterations=50)", seed=1).choose(st.view())
     assert d.move in st.legal_moves and d.info.extra["eval"] == str(net)
+    # --terms: the network also reads the evaluation's terms, grown from the first one
+    p = train_py("fit", "--data", str(sp), "--out", str(tmp_path / "terms"), "--init", str(net), "--terms",
+                 "--h1", "16", "--h2", "8", "--steps", "4", "--batch", "16", "--eval-every", "2", "--held-out", "0.5")
+    assert p.returncode == 0, p.stderr
+    from splendor_ai.train.reference import NFEAT_TERMS
+    tnet = tmp_path / "terms" / "net.npz"
+    assert read_network_arrays(tnet)["w1"].shape == (NFEAT_TERMS, 16)
+    d = make_player(f"mcts(eval='net',net='{tnet}',iterations=50)", seed=1).choose(st.view())
+    assert d.move in st.legal_moves
     # `evaluate`: the fitted network's losses on the games, as the trainer computes them
     p = train_py("evaluate", str(net), "--data", str(sp))
     assert p.returncode == 0, p.stderr

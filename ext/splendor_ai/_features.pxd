@@ -47,6 +47,12 @@ cdef enum:
     F_COST = 1370     # 4 x 120: that seat's price after bonuses, in gems / 10
     F_SH = 1850       # 4 x 120: that seat's strongholds on the card / 3
     NFEAT = 2330
-    MAXACTIVE = 640   # bound on the nonzero entries of one position
+    # optional inputs, read only by networks with these rows (encode_terms): the classic
+    # evaluation's 16 terms of each seat, counted as above, each scaled by TERM_SCALE
+    F_TERMS = 2330    # 4 x 16
+    NTERMS = 16
+    NFEAT_TERMS = 2394
+    MAXACTIVE = 640   # bound on the nonzero entries of one position, the terms' included
 
 cdef int encode(const State* s, int seat, int* idx, float* val) noexcept nogil
+cdef int encode_terms(const State* s, int seat, int* idx, float* val) noexcept nogil

@@ -14,6 +14,7 @@ from libc.stdint cimport uint64_t
 from splendor_ai._engine cimport (
     GOLD, MAXP, MAXRES, NCARDS, NCITY_UP, NCOL, NDECK, NNOBLES, NPOSTS, NTOK, Core, Player, State, Tables,
     get_tables)
+from splendor_ai._policy cimport seat_terms
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long x) nogil
@@ -197,14 +198,42 @@ cdef int encode(const State* s, int seat, int* idx, float* val) noexcept nogil:
     return n
 
 
-FEATURES = {"version": FEATURES_VERSION, "nfeat": NFEAT, "maxactive": MAXACTIVE}
+# the terms' scales, so that each input is of the order of 1 (points / 15, bonuses / 20, noble
+# progress / 9, gems / 10, gold / 5, reserve / 5, best buy / 5, to move, turn to come, reach / 5,
+# cards buyable / 5, one buy wins, spread / 15, tokens beyond 7 / 3, full reserve, nobles near / 3)
+cdef float TERM_SCALE[NTERMS]
+TERM_SCALE[:] = [1 / 15.0, 1 / 20.0, 1 / 9.0, 1 / 10.0, 1 / 5.0, 1 / 5.0, 1 / 5.0, 1.0, 1.0, 1 / 5.0,
+                 1 / 5.0, 1.0, 1 / 15.0, 1 / 3.0, 1.0, 1 / 3.0]
 
 
-def encode_into(Core core, int seat, int[::1] idx, float[::1] val):
+cdef int encode_terms(const State* s, int seat, int* idx, float* val) noexcept nogil:
+    """Write the classic evaluation's terms of every seat as `seat` may know them (another seat's
+    blind reserves left out) at F_TERMS; returns the number of pairs (at most 64). A network reads
+    them when its first layer has NFEAT_TERMS rows: knowledge the evaluation's hand-made terms hold
+    and a first layer that sums its inputs cannot compute (how many cards a seat can buy now...)."""
+    cdef float t[NTERMS]
+    cdef int r, q, j, n = 0
+    for r in range(s.nplayers):
+        q = (seat + r) % s.nplayers
+        seat_terms(s, q, q != seat, 1, t)
+        for j in range(NTERMS):
+            n = put(idx, val, n, F_TERMS + r * NTERMS + j, t[j] * TERM_SCALE[j])
+    return n
+
+
+FEATURES = {"version": FEATURES_VERSION, "nfeat": NFEAT, "nfeat_terms": NFEAT_TERMS, "maxactive": MAXACTIVE,
+            "term_scale": [TERM_SCALE[j] for j in range(NTERMS)]}
+
+
+def encode_into(Core core, int seat, int[::1] idx, float[::1] val, bint terms=False):
     """Write the features of `core` as `seat` may know it into idx / val (each at least MAXACTIVE
-    long); returns the number of pairs."""
+    long), with the evaluation's terms when `terms`; returns the number of pairs."""
+    cdef int n
     if not 0 <= seat < core.s.nplayers:
         raise ValueError(f"seat must be 0-{core.s.nplayers - 1}, got {seat}")
     if idx.shape[0] < MAXACTIVE or val.shape[0] < MAXACTIVE:
         raise ValueError(f"idx and val need room for {MAXACTIVE} entries")
-    return encode(&core.s, seat, &idx[0], &val[0])
+    n = encode(&core.s, seat, &idx[0], &val[0])
+    if terms:
+        n += encode_terms(&core.s, seat, &idx[n], &val[n])
+    return n

@@ -14,7 +14,7 @@ forward that tests compare this one with.
 from libc.string cimport memcpy
 
 from splendor_ai._engine cimport MAXP, NKEYS, Core, State
-from splendor_ai._features cimport MAXACTIVE, NFEAT, encode
+from splendor_ai._features cimport MAXACTIVE, NFEAT, NFEAT_TERMS, encode, encode_terms
 
 cdef extern from *:
     """
@@ -112,6 +112,8 @@ cdef void net_eval(const Net* net, const State* s, const int* keys, int nkeys, f
     cdef int rows[MAXP]
     cdef int n, r, np = s.nplayers, mover = s.to_move
     n = encode(s, mover, idx, val)
+    if net.nfeat == NFEAT_TERMS:
+        n += encode_terms(s, mover, idx + n, val + n)
     sp_sparse_relu(h1, net.b1, net.w1, idx, val, n, net.h1)
     sp_dense_relu(h2, net.b2, net.w2, h1, net.h1, net.h2)
     for r in range(MAXP):
@@ -129,7 +131,8 @@ SHAPES = ("w1", "b1", "w2", "b2", "wv", "bv", "wp", "bp")
 
 cdef class Network:
     """Network weights in the layout the kernels read (see _net.pxd). `arrays` maps each name of
-    SHAPES to a C-contiguous float32 array (numpy or any buffer): w1 [NFEAT, h1], b1 [h1],
+    SHAPES to a C-contiguous float32 array (numpy or any buffer): w1 [NFEAT, h1] (or [NFEAT_TERMS, h1]:
+    a network that also reads the classic evaluation's terms, _features.encode_terms), b1 [h1],
     w2 [h1, h2], b2 [h2], wv [4, h2], bv [4], wp [NKEYS, h2], bp [NKEYS]; h1 and h2 multiples of 8,
     at most NET_MAXH. splendor_ai.players.network builds it from a shipped .npz file."""
 
@@ -141,7 +144,8 @@ cdef class Network:
             raise ValueError(f"network weights lack {', '.join(missing)}")
         w1, w2 = arrays["w1"], arrays["w2"]
         h1, h2 = w1.shape[1], w2.shape[1]
-        want = {"w1": (NFEAT, h1), "b1": (h1,), "w2": (h1, h2), "b2": (h2,), "wv": (MAXP, h2), "bv": (MAXP,),
+        nfeat = NFEAT_TERMS if w1.shape[0] == NFEAT_TERMS else NFEAT
+        want = {"w1": (nfeat, h1), "b1": (h1,), "w2": (h1, h2), "b2": (h2,), "wv": (MAXP, h2), "bv": (MAXP,),
                 "wp": (NKEYS, h2), "bp": (NKEYS,)}
         for k, shape in want.items():
             if tuple(arrays[k].shape) != shape:
@@ -149,7 +153,7 @@ cdef class Network:
         if h1 % 8 or h2 % 8 or not 8 <= h1 <= NET_MAXH or not 8 <= h2 <= NET_MAXH:
             raise ValueError(f"hidden layers must be multiples of 8 in 8-{NET_MAXH}, got {h1} and {h2}")
         self.arrays = {k: arrays[k] for k in SHAPES}
-        self.net.nfeat, self.net.h1, self.net.h2 = NFEAT, h1, h2
+        self.net.nfeat, self.net.h1, self.net.h2 = nfeat, h1, h2
         m = self.arrays["w1"]; self.net.w1 = &m[0, 0]
         m = self.arrays["w2"]; self.net.w2 = &m[0, 0]
         m = self.arrays["wv"]; self.net.wv = &m[0, 0]

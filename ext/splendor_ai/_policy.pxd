@@ -16,6 +16,7 @@ ctypedef struct Weights:
     float m[NMWEIGHTS]   # module terms; read only when State.modules is set
 
 cdef int fill_weights(Weights* wt, object weights, object module_weights, object phase_weights=*) except -1
+cdef void seat_terms(const State* s, int i, int hide_blind, int rich, float* t) noexcept nogil
 cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil
 cdef void win_probs(const State* s, const Weights* wt, float scale, float* out) noexcept nogil
 cdef void terminal_values(const State* s, float* out) noexcept nogil

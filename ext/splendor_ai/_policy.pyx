@@ -111,10 +111,10 @@ cdef inline double reach_of(const Player* p, int card, int* n_aff) noexcept nogi
     return (1.0 + T.points[card]) / ((1.0 + sf) * (1.0 + sf))
 
 
-cdef float rich_terms(const State* s, const Player* p, const float* w, int best) noexcept nogil:
-    """Terms 9-15 of the evaluation (evaluation.py): what the seat can reach in the market and its
-    reserve, whether one buy wins, how its bonuses spread, crowded tokens, a full reserve, nobles
-    nearly met."""
+cdef void rich_values(const State* s, const Player* p, int best, int hide_blind, float* t) noexcept nogil:
+    """Terms 9-15 of the evaluation (evaluation.py) into t[9..15]: what the seat can reach in the
+    market and its reserve, whether one buy wins, how its bonuses spread, crowded tokens, a full
+    reserve, nobles nearly met. `hide_blind` leaves its blind reserves out (another seat's view)."""
     cdef int lv, sl, j, card, c, n_aff = 0, spread = 0, tok = 0, near = 0, miss
     cdef float reach = 0
     for lv in range(NLEV):
@@ -124,7 +124,7 @@ cdef float rich_terms(const State* s, const Player* p, const float* w, int best)
                 reach += reach_of(p, card, &n_aff)
     for j in range(p.nres):
         card = p.res[j]
-        if card >= 0:
+        if card >= 0 and not (hide_blind and p.res_deck[j] >= 0):
             reach += reach_of(p, card, &n_aff)
     for c in range(NCOL):
         spread += p.bonus[c] if p.bonus[c] < 3 else 3
@@ -138,20 +138,62 @@ cdef float rich_terms(const State* s, const Player* p, const float* w, int best)
                     miss += T.noble_req[j][c] - p.bonus[c]
             if miss <= 2:
                 near += 1
+    t[9] = reach
+    t[10] = n_aff
     # with the Cities, 15 points end nothing (a city does)
-    return (w[9] * reach + w[10] * n_aff
-            + w[11] * (p.points + best >= WIN_POINTS and not (s.modules & MOD_CITIES))
-            + w[12] * spread + w[13] * (tok - 7 if tok > 7 else 0) + w[14] * (p.nres >= MAXRES)
-            + w[15] * near)
+    t[11] = p.points + best >= WIN_POINTS and not (s.modules & MOD_CITIES)
+    t[12] = spread
+    t[13] = tok - 7 if tok > 7 else 0
+    t[14] = p.nres >= MAXRES
+    t[15] = near
+
+
+cdef void seat_terms(const State* s, int i, int hide_blind, int rich, float* t) noexcept nogil:
+    """The evaluation's terms of seat i, unweighted, into t[0..15] (evaluation.py; terms 9-15 only
+    when `rich`, else left as they are). `hide_blind` leaves the seat's blind reserves out, as
+    another seat sees it: what the network's inputs take (_features.encode_terms)."""
+    cdef int c, j, card, gems = 0, bonuses = 0, best = 0, sf, lv, sl
+    cdef float res = 0
+    cdef const Player* p = &s.p[i]
+    for c in range(NCOL):
+        gems += p.tokens[c]
+        bonuses += p.bonus[c]
+    for j in range(p.nres):
+        card = p.res[j]
+        if card >= 0 and not (hide_blind and p.res_deck[j] >= 0):
+            sf = shortfall(p, card) - p.tokens[GOLD]
+            if sf <= 0:
+                if T.points[card] > best:
+                    best = T.points[card]
+                sf = 0
+            res += T.points[card] / (1.0 + sf)
+    for lv in range(NLEV):
+        for sl in range(NSLOT):
+            card = s.market[lv][sl]
+            if card >= 0 and T.points[card] > best and shortfall(p, card) <= p.tokens[GOLD]:
+                best = T.points[card]
+    t[0] = p.points
+    t[1] = bonuses
+    t[2] = noble_progress(s, p)
+    t[3] = gems
+    t[4] = p.tokens[GOLD]
+    t[5] = res
+    t[6] = best
+    t[7] = s.to_move == i
+    # the seat still has its turn of this round to come (the round is always completed, so a seat
+    # that has moved this round leads by a turn it has used)
+    t[8] = ((i - s.first + s.nplayers) % s.nplayers >= (s.to_move - s.first + s.nplayers) % s.nplayers)
+    if rich:
+        rich_values(s, p, best, hide_blind, t)
 
 
 cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nogil:
-    """A value per seat, in prestige-point units (see evaluation.py for the terms)."""
-    cdef int i, c, j, lv, sl, card, gems, bonuses, best, sf
-    cdef float res, phase
+    """A value per seat, in prestige-point units: the weighted sum of its terms (seat_terms)."""
+    cdef int i, j, best
+    cdef float phase
     cdef float wph[NWEIGHTS]
+    cdef float t[NWEIGHTS]
     cdef const float* w = <const float*>wt.w
-    cdef const Player* p
     if wt.phased:
         # the terms' worth changes as the game nears its end (points count more, discounts less:
         # experiments/fit_value.py), so each weight moves linearly with the leader's points
@@ -164,41 +206,16 @@ cdef void eval_state(const State* s, const Weights* wt, float* out) noexcept nog
             wph[j] = wt.w[j] + wt.ph[j] * phase
         w = wph
     for i in range(s.nplayers):
-        p = &s.p[i]
-        gems = 0
-        bonuses = 0
-        for c in range(NCOL):
-            gems += p.tokens[c]
-            bonuses += p.bonus[c]
-        res = 0
-        best = 0
-        for j in range(p.nres):
-            card = p.res[j]
-            if card >= 0:
-                sf = shortfall(p, card) - p.tokens[GOLD]
-                if sf <= 0:
-                    if T.points[card] > best:
-                        best = T.points[card]
-                    sf = 0
-                res += T.points[card] / (1.0 + sf)
-        for lv in range(NLEV):
-            for sl in range(NSLOT):
-                card = s.market[lv][sl]
-                if card >= 0 and T.points[card] > best and shortfall(p, card) <= p.tokens[GOLD]:
-                    best = T.points[card]
+        seat_terms(s, i, 0, wt.rich, t)
         if wt.rich:
-            out[i] = rich_terms(s, p, w, best)
+            out[i] = (w[9] * t[9] + w[10] * t[10] + w[11] * t[11] + w[12] * t[12] + w[13] * t[13]
+                      + w[14] * t[14] + w[15] * t[15])
         else:
             out[i] = 0
-        out[i] += (w[0] * p.points + w[1] * bonuses + w[2] * noble_progress(s, p)
-                  + w[3] * gems + w[4] * p.tokens[GOLD] + w[5] * res + w[6] * best
-                  + w[7] * (s.to_move == i)
-                  # the seat still has its turn of this round to come (the round is always
-                  # completed, so a seat that has moved this round leads by a turn it has used)
-                  + w[8] * ((i - s.first + s.nplayers) % s.nplayers
-                            >= (s.to_move - s.first + s.nplayers) % s.nplayers))
+        out[i] += (w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
+                   + w[6] * t[6] + w[7] * t[7] + w[8] * t[8])
         if s.modules:
-            out[i] += module_eval(s, wt, i, best, w[6])
+            out[i] += module_eval(s, wt, i, <int>t[6], w[6])
 
 
 cdef void terminal_values(const State* s, float* out) noexcept nogil:
@@ -884,6 +901,18 @@ def evaluate(Core core, weights, module_weights=None, phase_weights=None):
     fill_weights(&wt, weights, module_weights, phase_weights)
     eval_state(&core.s, &wt, out)
     return [out[i] for i in range(core.s.nplayers)]
+
+
+def terms(Core core, int seat, bint hide_blind=False):
+    """The evaluation's 16 terms of `seat`, unweighted (evaluation.py), its blind reserves left out
+    when `hide_blind` (as another seat sees it): `evaluate` is their weighted sum plus the module
+    terms, and the network's optional inputs are them, scaled (_features.encode_terms)."""
+    cdef float t[NWEIGHTS]
+    cdef int j
+    if not 0 <= seat < core.s.nplayers:
+        raise ValueError(f"seat must be 0-{core.s.nplayers - 1}, got {seat}")
+    seat_terms(&core.s, seat, hide_blind, 1, t)
+    return [t[j] for j in range(NWEIGHTS)]
 
 
 def terminal(Core core):

@@ -27,12 +27,13 @@ from .selfplay import read_games
 if TYPE_CHECKING:
     from ..records import GameRecord
 
-CACHE_FORMAT = "splendor-examples/1"
+CACHE_FORMAT = "splendor-examples/2"   # 2: the evaluation's terms among the features
 
 
 @dataclass
 class Examples:
-    """N positions: features (CSR: feat_off[i]:feat_off[i+1] into feat_idx / feat_val), legal action
+    """N positions: features (CSR: feat_off[i]:feat_off[i+1] into feat_idx / feat_val; the classic
+    evaluation's terms included, at indices from NFEAT, which a model without them drops), legal action
     keys with their policy targets (CSR over key_off), value targets per seat counted from the mover
     (`z`: the outcome, `q`: the search's mean result, NaN when unknown), the player count, the module
     index (0 base, 1-4 cities, orient, posts, strongholds), a policy weight and the source game."""
@@ -131,7 +132,7 @@ class _Builder:
         self.val = np.zeros(MAXACTIVE, np.float32)
 
     def add(self, core, seat: int, visits: dict[int, float], z, q, module: int, pweight: float, game: int):
-        n = _features.encode_into(core, seat, self.idx, self.val)
+        n = _features.encode_into(core, seat, self.idx, self.val, True)
         self.fi.append(self.idx[:n].astype(np.int16))
         self.fv.append(self.val[:n].copy())
         self.fo.append(self.fo[-1] + n)

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from .dataset import Examples
-from .reference import NFEAT
+from .reference import NFEAT, NFEAT_TERMS
 
 NKEYS = 1178
 NSEATS = 4
@@ -17,17 +17,25 @@ NSEATS = 4
 class Net(nn.Module):
     """Sparse features -> ReLU(h1) -> ReLU(h2) -> value logits per seat (from the mover) and policy
     logits per action key. The first layer is an EmbeddingBag: the sum of the rows of the active
-    features weighted by their values, exactly the compiled kernel's sparse layer."""
+    features weighted by their values, exactly the compiled kernel's sparse layer. With `terms` it
+    also reads the classic evaluation's terms of every seat (_features.encode_terms)."""
 
-    def __init__(self, h1: int = 128, h2: int = 64):
+    def __init__(self, h1: int = 128, h2: int = 64, terms: bool = False):
         super().__init__()
-        self.h1, self.h2 = h1, h2
-        self.emb = nn.EmbeddingBag(NFEAT, h1, mode="sum")
+        self.h1, self.h2, self.terms = h1, h2, terms
+        self.nfeat = NFEAT_TERMS if terms else NFEAT
+        self.emb = nn.EmbeddingBag(self.nfeat, h1, mode="sum")
         self.b1 = nn.Parameter(torch.zeros(h1))
         self.fc2 = nn.Linear(h1, h2)
         self.value = nn.Linear(h2, NSEATS)
         self.policy = nn.Linear(h2, NKEYS)
         nn.init.normal_(self.emb.weight, 0.0, 0.05)
+
+    @classmethod
+    def of(cls, arrays: dict) -> "Net":
+        """A model of the shape of exported arrays (its weights not set: trainer.load_arrays)."""
+        h1, h2 = np.asarray(arrays["w2"]).shape
+        return cls(h1, h2, terms=np.asarray(arrays["w1"]).shape[0] == NFEAT_TERMS)
 
     def trunk(self, idx, off, val):
         h1 = torch.relu(self.emb(idx, off, per_sample_weights=val) + self.b1)
@@ -45,13 +53,20 @@ class Net(nn.Module):
                 "bp": f(self.policy.bias)}
 
 
-def batch_tensors(ex: Examples, rows: np.ndarray, q_weight: float):
-    """The tensors of one batch: features (EmbeddingBag input), legal keys padded with -1, their
-    target probabilities, the value target, the seat mask and the policy weights."""
+def batch_tensors(ex: Examples, rows: np.ndarray, q_weight: float, nfeat: int = NFEAT):
+    """The tensors of one batch: features (EmbeddingBag input; those at indices from `nfeat`, the
+    evaluation's terms for a model without them, left out), legal keys padded with -1, their target
+    probabilities, the value target, the seat mask and the policy weights."""
     sub = ex.subset(rows)
-    idx = torch.from_numpy(sub.feat_idx.astype(np.int64))
-    off = torch.from_numpy(sub.feat_off[:-1])
-    val = torch.from_numpy(sub.feat_val)
+    fidx, foff, fval = sub.feat_idx.astype(np.int64), sub.feat_off, sub.feat_val
+    keep = fidx < nfeat
+    if not keep.all():
+        row_of = np.repeat(np.arange(len(rows)), np.diff(foff))
+        foff = np.concatenate([[0], np.cumsum(np.bincount(row_of[keep], minlength=len(rows)))])
+        fidx, fval = fidx[keep], fval[keep]
+    idx = torch.from_numpy(fidx)
+    off = torch.from_numpy(foff[:-1])
+    val = torch.from_numpy(fval)
     lens = np.diff(sub.key_off)
     width = int(lens.max()) if len(lens) else 1
     keys = np.full((len(rows), width), -1, np.int64)

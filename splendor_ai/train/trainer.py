@@ -34,6 +34,7 @@ class TrainSettings:
     seed: int = 0
     eval_every: int = 500
     threads: int = 1
+    terms: bool = False           # the first layer also reads the classic evaluation's terms
 
 
 def split_by_game(ex: Examples, held_out: float = 0.05, seed: int = 0,
@@ -66,7 +67,7 @@ def evaluate(model: Net, ex: Examples, rows: np.ndarray, settings: TrainSettings
     with torch.no_grad():
         for i in range(0, len(rows), batch):
             part = rows[i:i + batch]
-            b = batch_tensors(ex, part, 0.0)
+            b = batch_tensors(ex, part, 0.0, model.nfeat)
             vl, pl = losses(model, b)
             vsum += vl.item() * len(part)
             psum += pl.item() * len(part)
@@ -124,7 +125,7 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(settings.threads)
     torch.manual_seed(settings.seed)
-    model = Net(settings.h1, settings.h2)
+    model = Net(settings.h1, settings.h2, settings.terms)
     if init is not None:
         load_arrays(model, init)
     opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
@@ -148,7 +149,7 @@ def train(ex: Examples, train_rows: np.ndarray, val_rows: np.ndarray, settings: 
         for g in opt.param_groups:
             g["lr"] = lr
         rows = train_rows[rng.integers(0, len(train_rows), settings.batch)]
-        vl, pl = losses(model, batch_tensors(ex, rows, settings.q_weight))
+        vl, pl = losses(model, batch_tensors(ex, rows, settings.q_weight, model.nfeat))
         opt.zero_grad()
         (vl + settings.policy_weight * pl).backward()
         opt.step()
@@ -180,13 +181,18 @@ def load_arrays(model: Net, arrays: dict) -> None:
     network (hidden layers h1' <= h1, h2' <= h2) fill the leading units, and the extra units keep
     their random input weights with zero output weights: the widened model computes exactly what the
     narrower network did, and training grows the new units from there (a function-preserving
-    widening, as Net2Net's)."""
+    widening, as Net2Net's). Arrays without the evaluation's terms load into a model with them
+    the same way: the terms' rows start at zero."""
     t = lambda a: torch.from_numpy(np.asarray(a, np.float32))   # noqa: E731
     a1, a2 = np.asarray(arrays["w2"]).shape
+    rows = np.asarray(arrays["w1"]).shape[0]
     if a1 > model.h1 or a2 > model.h2:
         raise ValueError(f"a {a1}x{a2} network does not fit a {model.h1}x{model.h2} model")
+    if rows > model.nfeat:
+        raise ValueError("a network reading the evaluation's terms does not fit a model without them")
     with torch.no_grad():
-        model.emb.weight[:, :a1].copy_(t(arrays["w1"]))
+        model.emb.weight[rows:, :a1].zero_()
+        model.emb.weight[:rows, :a1].copy_(t(arrays["w1"]))
         model.b1.zero_()
         model.b1[:a1].copy_(t(arrays["b1"]))
         model.fc2.weight[:, a1:].zero_()
