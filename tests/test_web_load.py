@@ -5,9 +5,9 @@ first, so 20 AI searches run at once (about 3 s of both cores). While they run, 
 for a hint in one of its games: the fair scheduler must finish each hint's search within
 SCHEDULE_BOUND seconds of its submission (round robin over the five browsers with 0.1 s slices: about
 0.3 s; first-come-first-served workers would make it wait for the 20 searches), and the HTTP answer
-must arrive within HTTP_BOUND (the scheduler's share plus the request's handling). Memory is sampled throughout: the
-process's resident memory grows by less than MEMORY_BOUND and the searches' reservations stay within
-the scheduler's budget. At the end nothing is lost: every game is there, listed to its browser only,
+must arrive within HTTP_BOUND (the scheduler's share plus the request's handling). Memory is sampled
+throughout: the process's resident memory grows by less than MEMORY_BOUND and the searches'
+reservations stay within the scheduler's budget. At the end nothing is lost: every game is there, listed to its browser only,
 every AI made its move, and every search's resources are returned.
 """
 import gc
