@@ -6,7 +6,7 @@ of its client's queue, and the workers serve the clients with work in turn (roun
 browser with twenty searches queued therefore gets the same share of the machine as one with a
 single hint, and that hint is answered after about (its budget x clients with work / workers)
 seconds, whatever the others asked for. Within a client, hints and analyses go before AI moves
-(a person is waiting for them).
+(a person is waiting for them), slice after slice.
 
 Resources are bounded at admission, so a request the server cannot serve is refused at once with
 `Busy` (HTTP 503 with Retry-After) rather than queued without end:
@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict, deque
+from itertools import takewhile
 from concurrent.futures import Future
 
 #: bytes per search-tree node, with slack for the tree's doubling growth (a node is about 330
@@ -172,7 +173,14 @@ class Scheduler:
                 with self._cond:
                     if self._stopping:
                         continue
-                    self._queues[task.client].append(task)
+                    # an urgent task stays ahead of its client's other tasks for every slice, not
+                    # only its first (a hint needing two slices would otherwise wait a slice of each
+                    # of its client's AI moves), and takes turns with its client's other urgent ones
+                    q = self._queues[task.client]
+                    if task.urgent:
+                        q.insert(sum(1 for _ in takewhile(lambda t: t.urgent, q)), task)
+                    else:
+                        q.append(task)
                     self._order[task.client] = None
                     self._cond.notify()
 
