@@ -1,8 +1,8 @@
 """The searches of `splendor serve` (AI moves, hints, analyses), shared fairly between browsers.
 
 A `Scheduler` runs `Task`s on a few worker threads (the C search releases the GIL, so they use
-the cores). Every task runs in slices of `slice_seconds`: after each slice it goes back to the end
-of its client's queue, and the workers serve the clients with work in turn (round robin). A
+the cores). Every task runs in slices of `slice_seconds`: after each slice it goes back into its
+client's queue, and the workers serve the clients with work in turn (round robin). A
 browser with twenty searches queued therefore gets the same share of the machine as one with a
 single hint, and that hint is answered after about (its budget x clients with work / workers)
 seconds, whatever the others asked for. Within a client, hints and analyses go before AI moves
@@ -19,8 +19,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict, deque
-from itertools import takewhile
 from concurrent.futures import Future
+from itertools import takewhile
 
 #: bytes per search-tree node, with slack for the tree's doubling growth (a node is about 330
 #: bytes; a tree's capacity can be up to twice its nodes)
